@@ -1,0 +1,61 @@
+import type {
+	IAuthenticateGeneric,
+	ICredentialTestRequest,
+	ICredentialType,
+	Icon,
+	INodeProperties,
+} from 'n8n-workflow';
+
+export class ProductRegistrationApi implements ICredentialType {
+	name = 'productRegistrationApi';
+
+	displayName = 'Product Registration API';
+
+	icon: Icon = {
+		light: 'file:../nodes/ProductRegistration/productRegistration.svg',
+		dark: 'file:../nodes/ProductRegistration/productRegistration.dark.svg',
+	};
+
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-product-registration#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://registrations.example.com',
+			description:
+				'Address of the product-registration app, without /api. Must start with https:// (or http://) and hold no user name or password.',
+		},
+		{
+			displayName: 'Access Token',
+			name: 'accessToken',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description:
+				'Generated in the shop admin under Apps > the product-registration app > Settings > General > API Access Token > Generate',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.accessToken}}',
+			},
+		},
+	};
+
+	// Listing one registration is read-only and needs a valid token, so it proves both the address and the token.
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			url: '/api/registrations',
+			qs: { limit: 1 },
+		},
+	};
+}

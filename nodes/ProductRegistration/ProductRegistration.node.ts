@@ -1,0 +1,34 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { properties } from './actions/properties';
+import { router } from './actions/router';
+
+export class ProductRegistration implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Product Registration',
+		name: 'productRegistration',
+		icon: { light: 'file:productRegistration.svg', dark: 'file:productRegistration.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description: 'Register products for customers, manage serial numbers and attach receipts',
+		defaults: {
+			name: 'Product Registration',
+		},
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{
+				name: 'productRegistrationApi',
+				required: true,
+			},
+		],
+		properties,
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

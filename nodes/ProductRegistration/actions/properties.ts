@@ -1,0 +1,21 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as registration from './registration/Registration.resource';
+
+/** The resource selector followed by each resource's operation selector and operation parameters. */
+export const properties: INodeProperties[] = [
+	{
+		displayName: 'Resource',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Registration',
+				value: 'registration',
+			},
+		],
+		default: 'registration',
+	},
+	...registration.description,
+];
