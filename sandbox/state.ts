@@ -1,0 +1,241 @@
+/** An answer other than 200, with the message the service puts in its JSON error body. */
+export class ApiError extends Error {
+	constructor(
+		readonly status: number,
+		message: string,
+	) {
+		super(message);
+	}
+}
+
+type Json = Record<string, unknown>;
+
+export interface StatusChange {
+	status: string;
+	isPublic: boolean;
+	note?: string;
+	assets?: Array<{ name: string; url: string }>;
+	changedAt: string;
+}
+
+export interface StoredRegistration {
+	id: string;
+	formSlug: string | null;
+	productName?: string;
+	customerEmail?: string;
+	customerName?: string;
+	serialNumbers: string[];
+	purchaseDate?: string;
+	customer?: Json;
+	/** Extra form fields, keyed as in the form's design. */
+	fields: Json;
+	status: string | null;
+	isPublic: boolean;
+	statusHistory: StatusChange[];
+	createdAt: string;
+}
+
+export interface StoredSerialNumber {
+	serialNumber: string;
+	sku: string;
+	customerTags: string;
+	registered: boolean;
+	registrationId: string | null;
+}
+
+const CORE_FIELDS = ['productName', 'customerEmail', 'customerName', 'serialNumbers', 'purchaseDate'] as const;
+const CUSTOMER_FIELDS = ['id', 'firstName', 'lastName', 'address1', 'address2', 'city', 'State', 'country', 'postCode', 'phone'];
+
+function isObject(value: unknown): value is Json {
+	return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isCalendarDate(value: string): boolean {
+	const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+	if (!match) return false;
+	const date = new Date(`${value}T00:00:00Z`);
+	return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+}
+
+/** Checks the core fields a registration may carry, the way the service's form would; `where` names the entry. */
+function checkCoreFields(entry: Json, where: string): void {
+	for (const key of ['productName', 'customerEmail', 'customerName'] as const) {
+		if (key in entry && typeof entry[key] !== 'string') throw new ApiError(422, `${where}: ${key} must be a string`);
+	}
+	if ('customerEmail' in entry && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(entry.customerEmail as string)) {
+		throw new ApiError(422, `${where}: customerEmail is not a valid email address`);
+	}
+	if ('serialNumbers' in entry) {
+		const serials = entry.serialNumbers;
+		if (!Array.isArray(serials) || serials.some((serial) => typeof serial !== 'string' || serial === '')) {
+			throw new ApiError(422, `${where}: serialNumbers must be an array of non-empty strings`);
+		}
+	}
+	if ('purchaseDate' in entry && (typeof entry.purchaseDate !== 'string' || !isCalendarDate(entry.purchaseDate))) {
+		throw new ApiError(422, `${where}: purchaseDate must be a date shaped YYYY-MM-DD`);
+	}
+}
+
+/** The service's data: registrations with status history, and the pool of serial numbers. */
+export class SandboxState {
+	readonly registrations = new Map<string, StoredRegistration>();
+
+	readonly serialNumbers = new Map<string, StoredSerialNumber>();
+
+	private nextRegistrationNumber = 1;
+
+	/** Picks among unregistered serials; tests may make it deterministic. */
+	random: () => number = Math.random;
+
+	createRegistrations(entries: unknown): { registrations: StoredRegistration[] } {
+		if (!Array.isArray(entries) || entries.length === 0) {
+			throw new ApiError(400, 'registrations must be a non-empty array');
+		}
+		// Validate the whole call before storing anything: a rejected call creates nothing.
+		entries.forEach((entry, index) => {
+			const where = `registrations[${index}]`;
+			if (!isObject(entry)) throw new ApiError(422, `${where} must be an object`);
+			checkCoreFields(entry, where);
+			if ('type' in entry && typeof entry.type !== 'string') throw new ApiError(422, `${where}: type must be a form slug`);
+			if ('customer' in entry) {
+				const { customer } = entry;
+				if (!isObject(customer)) throw new ApiError(422, `${where}: customer must be an object`);
+				const unknown = Object.keys(customer).filter((key) => !CUSTOMER_FIELDS.includes(key));
+				if (unknown.length > 0) throw new ApiError(422, `${where}: unknown customer field ${unknown.join(', ')}`);
+			}
+		});
+		const created = (entries as Json[]).map((entry) => this.storeRegistration(entry));
+		return { registrations: created };
+	}
+
+	private storeRegistration(entry: Json): StoredRegistration {
+		const { type, customer, productName, customerEmail, customerName, serialNumbers, purchaseDate, accessToken, ...fields } =
+			entry;
+		const registration: StoredRegistration = {
+			id: `R${String(this.nextRegistrationNumber++).padStart(6, '0')}`,
+			formSlug: typeof type === 'string' ? type : null,
+			productName: productName as string | undefined,
+			customerEmail: customerEmail as string | undefined,
+			customerName: customerName as string | undefined,
+			serialNumbers: (serialNumbers as string[] | undefined) ?? [],
+			purchaseDate: purchaseDate as string | undefined,
+			customer: customer as Json | undefined,
+			fields,
+			status: null,
+			isPublic: false,
+			statusHistory: [],
+			createdAt: new Date().toISOString(),
+		};
+		this.registrations.set(registration.id, registration);
+		this.markRegistered(registration);
+		return registration;
+	}
+
+	private markRegistered(registration: StoredRegistration): void {
+		for (const serialNumber of registration.serialNumbers) {
+			const serial = this.serialNumbers.get(serialNumber);
+			if (serial) {
+				serial.registered = true;
+				serial.registrationId = registration.id;
+			}
+		}
+	}
+
+	private getRegistration(id: string): StoredRegistration {
+		const registration = this.registrations.get(id);
+		if (!registration) throw new ApiError(404, `Registration ${id} not found`);
+		return registration;
+	}
+
+	updateRegistration(id: string, changes: unknown): StoredRegistration {
+		const registration = this.getRegistration(id);
+		if (!isObject(changes)) throw new ApiError(400, 'registration must be an object');
+		checkCoreFields(changes, 'registration');
+		if ('fields' in changes && !isObject(changes.fields)) throw new ApiError(422, 'registration: fields must be an object');
+		for (const key of CORE_FIELDS) {
+			if (key in changes) (registration as unknown as Json)[key] = changes[key];
+		}
+		Object.assign(registration.fields, changes.fields ?? {});
+		this.markRegistered(registration);
+		return registration;
+	}
+
+	changeStatus(id: string, body: Json): StoredRegistration {
+		const registration = this.getRegistration(id);
+		const { status, isPublic, note, assets } = body;
+		if (typeof status !== 'string' || status === '') throw new ApiError(422, 'status must be a non-empty string');
+		if (typeof isPublic !== 'boolean') throw new ApiError(422, 'isPublic must be a boolean');
+		if (note !== undefined && typeof note !== 'string') throw new ApiError(422, 'note must be a string');
+		if (
+			assets !== undefined &&
+			(!Array.isArray(assets) ||
+				assets.some((asset) => !isObject(asset) || typeof asset.name !== 'string' || typeof asset.url !== 'string'))
+		) {
+			throw new ApiError(422, 'assets must be an array of objects with name and url');
+		}
+		const change: StatusChange = { status, isPublic, changedAt: new Date().toISOString() };
+		if (note !== undefined) change.note = note;
+		if (assets !== undefined) change.assets = assets as StatusChange['assets'];
+		registration.status = status;
+		registration.isPublic = isPublic;
+		registration.statusHistory.push(change);
+		return registration;
+	}
+
+	deleteRegistration(id: string): { id: string; deleted: true } {
+		this.getRegistration(id);
+		this.registrations.delete(id);
+		return { id, deleted: true };
+	}
+
+	listRegistrations(query: Record<string, string>): StoredRegistration[] {
+		const limit = query.limit === undefined ? undefined : Number(query.limit);
+		if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+			throw new ApiError(400, 'limit must be a positive whole number');
+		}
+		const matches = [...this.registrations.values()].filter(
+			(registration) =>
+				(query.email === undefined || registration.customerEmail === query.email) &&
+				(query.customerId === undefined || String(registration.customer?.id) === query.customerId) &&
+				(query.formSlug === undefined || registration.formSlug === query.formSlug),
+		);
+		return limit === undefined ? matches : matches.slice(0, limit);
+	}
+
+	createSerialNumbers(entries: unknown): { serialNumbers: StoredSerialNumber[] } {
+		if (!Array.isArray(entries) || entries.length === 0) {
+			throw new ApiError(400, 'serialNumbers must be a non-empty array');
+		}
+		entries.forEach((entry, index) => {
+			const where = `serialNumbers[${index}]`;
+			if (!isObject(entry)) throw new ApiError(422, `${where} must be an object`);
+			if (typeof entry.serialNumber !== 'string' || entry.serialNumber === '') {
+				throw new ApiError(422, `${where}: serialNumber must be a non-empty string`);
+			}
+			for (const key of ['sku', 'customerTags']) {
+				if (key in entry && typeof entry[key] !== 'string') throw new ApiError(422, `${where}: ${key} must be a string`);
+			}
+		});
+		const created = (entries as Json[]).map((entry) => {
+			const serial: StoredSerialNumber = {
+				serialNumber: entry.serialNumber as string,
+				sku: (entry.sku as string | undefined) ?? '',
+				customerTags: (entry.customerTags as string | undefined) ?? '',
+				registered: false,
+				registrationId: null,
+			};
+			this.serialNumbers.set(serial.serialNumber, serial);
+			return serial;
+		});
+		return { serialNumbers: created };
+	}
+
+	randomUnregisteredSerial(): StoredSerialNumber | undefined {
+		const pool = [...this.serialNumbers.values()].filter((serial) => !serial.registered);
+		return pool.length === 0 ? undefined : pool[Math.floor(this.random() * pool.length)];
+	}
+
+	findSerial(serialNumber: string): StoredSerialNumber | undefined {
+		return this.serialNumbers.get(serialNumber);
+	}
+}
