@@ -1,0 +1,299 @@
+import './environment';
+
+import { Container } from '@n8n/di';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BinaryDataConfig, BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IDataObject,
+	IConnections,
+	IExecuteData,
+	IHttpRequestOptions,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IVersionedNodeType,
+	IWorkflowExecuteAdditionalData,
+	Workflow as WorkflowType,
+} from 'n8n-workflow';
+import { createRunExecutionData, ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
+
+import { ProductRegistrationApi } from '../credentials/ProductRegistrationApi.credentials';
+import { ProductRegistration } from '../nodes/ProductRegistration/ProductRegistration.node';
+
+const NODE_NAME = 'Product Registration';
+const NODE_TYPE = 'n8n-nodes-product-registration.productRegistration';
+
+const nodeTypeClasses: Record<string, INodeType | IVersionedNodeType> = {
+	[NODE_TYPE]: new ProductRegistration(),
+};
+
+const credentialTypes: Record<string, ICredentialType> = {
+	productRegistrationApi: new ProductRegistrationApi(),
+};
+
+const nodeTypes: INodeTypes = {
+	getByName: (type) => nodeTypeClasses[type],
+	getByNameAndVersion: (type, version) => NodeHelpers.getVersionedNodeType(nodeTypeClasses[type], version),
+	getKnownTypes: () => ({}),
+};
+
+export interface ServiceCredentials {
+	baseUrl: string;
+	accessToken: string;
+}
+
+/** Resolves a credential-type value such as `=Bearer {{$credentials.accessToken}}` as n8n's server does. */
+function resolveWithCredentials(
+	workflow: WorkflowType,
+	node: INode,
+	value: unknown,
+	credentials: ICredentialDataDecryptedObject,
+): unknown {
+	if (typeof value !== 'string' || !value.startsWith('=')) return value;
+	return workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '');
+}
+
+/**
+ * Hands the node its credential and applies the credential type's generic `authenticate` the way n8n's server does:
+ * every value is an expression resolved against `$credentials`, then merged into the request.
+ */
+class LocalCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly credentials: ServiceCredentials) {
+		super();
+	}
+
+	async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
+		return { ...this.credentials };
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+		workflow: WorkflowType,
+		node: INode,
+	): Promise<IHttpRequestOptions> {
+		const authenticate = credentialTypes[typeName]?.authenticate;
+		if (!authenticate || typeof authenticate === 'function' || authenticate.type !== 'generic') {
+			throw new Error(`The test harness applies only generic authentication, not that of ${typeName}`);
+		}
+		const resolved: IHttpRequestOptions = { ...requestOptions };
+		for (const part of ['headers', 'qs', 'body'] as const) {
+			const values = authenticate.properties[part] as IDataObject | undefined;
+			if (!values) continue;
+			const target = { ...((resolved[part] as IDataObject | undefined) ?? {}) };
+			for (const [key, value] of Object.entries(values)) {
+				target[key] = resolveWithCredentials(workflow, node, value, credentials) as string;
+			}
+			resolved[part] = target;
+		}
+		return resolved;
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<never> {
+		throw new Error('Not used by the node');
+	}
+
+	async updateCredentials(): Promise<void> {}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+
+	getCredentialsProperties() {
+		return [];
+	}
+}
+
+/**
+ * The request n8n's credential Test button would send for these credentials: the credential type's `test` request
+ * with its expressions resolved and its authentication applied.
+ */
+export async function resolveCredentialTestRequest(
+	credentialType: ICredentialType,
+	credentials: ServiceCredentials,
+): Promise<{ url: string; method: string; headers: Record<string, string> }> {
+	const { request } = credentialType.test ?? {};
+	if (!request) throw new Error(`${credentialType.name} has no test request`);
+	const node = productRegistrationNode(NODE_NAME, {});
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	const data = { ...credentials };
+	const resolve = (value: unknown) => resolveWithCredentials(workflow, node, value, data);
+	const url = new URL(`${resolve(request.baseURL ?? '') as string}${resolve(request.url ?? '') as string}`);
+	for (const [key, value] of Object.entries(request.qs ?? {})) url.searchParams.set(key, String(resolve(value)));
+	const authenticated = await new LocalCredentialsHelper(credentials).authenticate(
+		data,
+		credentialType.name,
+		{ url: url.toString(), headers: {} },
+		workflow,
+		node,
+	);
+	return {
+		url: authenticated.url,
+		method: request.method ?? 'GET',
+		headers: authenticated.headers as Record<string, string>,
+	};
+}
+
+let binaryDataReady: Promise<void> | undefined;
+
+/**
+ * Puts n8n's binary data store in filesystem mode, as production instances run it: binaries get an `id` and are
+ * read back as streams, not as inline base64. Items given inline (base64 `data`, no `id`) stay inline.
+ */
+async function useFilesystemBinaryData(): Promise<void> {
+	binaryDataReady ??= (async () => {
+		const config = Container.get(BinaryDataConfig);
+		config.mode = 'filesystem';
+		config.localStoragePath = mkdtempSync(join(tmpdir(), 'product-registration-binary-'));
+		await Container.get(BinaryDataService).init();
+	})();
+	await binaryDataReady;
+}
+
+export interface WorkflowDefinition {
+	name?: string;
+	nodes: INode[];
+	connections: IConnections;
+}
+
+export interface RunWorkflowOptions {
+	workflow: WorkflowDefinition;
+	credentials: ServiceCredentials;
+	/** The node the run starts at (a trigger or the first node) and the items it receives. */
+	startNode: string;
+	items?: INodeExecutionData[];
+}
+
+export interface WorkflowRunResult {
+	/** Each node's first output of its first run, by node name. */
+	outputs: Record<string, INodeExecutionData[]>;
+	/** Set when a node failed the execution (without Continue On Fail). */
+	error?: IRun['data']['resultData']['error'];
+}
+
+/** Runs a workflow through n8n's real engine (WorkflowExecute), as a manual execution, and returns what each node gave. */
+export async function runWorkflow(options: RunWorkflowOptions): Promise<WorkflowRunResult> {
+	await useFilesystemBinaryData();
+	const { workflow: definition } = options;
+	const workflowData = {
+		id: 'local-workflow',
+		name: definition.name ?? 'Product Registration workflow',
+		active: false,
+		isArchived: false,
+		activeVersionId: null,
+		nodes: definition.nodes,
+		connections: definition.connections,
+		settings: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	};
+	const workflow = new Workflow({ ...workflowData, nodeTypes });
+	const startNode = workflow.getNode(options.startNode);
+	if (!startNode) throw new Error(`The workflow has no node "${options.startNode}"`);
+
+	const hooks = new ExecutionLifecycleHooks('manual', 'local-execution', workflowData);
+	const finished = new Promise<IRun>((resolve) => {
+		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
+	});
+
+	// Only what the engine touches while running these nodes; URLs must be absolute (they are fed to `new URL()`).
+	const additionalData = {
+		credentialsHelper: new LocalCredentialsHelper(options.credentials),
+		hooks,
+		executionId: 'local-execution',
+		restApiUrl: 'http://127.0.0.1:5678/rest',
+		instanceBaseUrl: 'http://127.0.0.1:5678/',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		variables: {},
+		currentNodeExecutionIndex: 0,
+		executeWorkflow: async () => {
+			throw new Error('Sub-workflows are not used');
+		},
+		getRunExecutionData: async () => undefined,
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('Code tasks are not used');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+
+	const runExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [
+				{ node: startNode, data: { main: [options.items ?? [{ json: {} }]] }, source: null } as IExecuteData,
+			],
+		},
+	});
+	await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	const run = await finished;
+
+	const outputs: Record<string, INodeExecutionData[]> = {};
+	for (const [name, runs] of Object.entries(run.data.resultData.runData)) {
+		outputs[name] = runs[0]?.data?.main?.[0] ?? [];
+	}
+	return { outputs, error: run.data.resultData.error };
+}
+
+export interface RunNodeOptions {
+	parameters: INodeParameters;
+	credentials: ServiceCredentials;
+	/** Input items; one empty item when not given (as after a manual trigger). */
+	items?: INodeExecutionData[];
+	continueOnFail?: boolean;
+}
+
+export interface RunNodeResult {
+	/** The node's first output, in order. */
+	items: INodeExecutionData[];
+	error?: WorkflowRunResult['error'];
+}
+
+/** A Product Registration node with these parameters and the credential, as the editor would save it. */
+export function productRegistrationNode(name: string, parameters: INodeParameters, continueOnFail = false): INode {
+	return {
+		id: name.replace(/\W+/g, '-').toLowerCase(),
+		name,
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { productRegistrationApi: { id: 'local-credential', name: 'Product Registration account' } },
+		...(continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+	};
+}
+
+/** Runs one Product Registration node on the given items through the engine. */
+export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
+	const node = productRegistrationNode(NODE_NAME, options.parameters, options.continueOnFail);
+	const { outputs, error } = await runWorkflow({
+		workflow: { nodes: [node], connections: {} },
+		credentials: options.credentials,
+		startNode: NODE_NAME,
+		items: options.items,
+	});
+	return { items: outputs[NODE_NAME] ?? [], error };
+}
