@@ -76,7 +76,7 @@ describe('registration: Get Many', () => {
 			items: [{ json: { email: 'ann@example.com' } }, { json: { email: 'ann at example' } }],
 		});
 
-		expect(result.error?.message).toBe('The filter "Customer Email" of item 1 is not an email address: "ann at example"');
+		expect(result.error?.message).toBe('The Customer Email filter of item 1 is not an email address: "ann at example"');
 		expect((result.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
 		expect(sandbox().requestsTo('GET', '/api/registrations')).toHaveLength(1);
 	});
@@ -93,7 +93,7 @@ describe('registration: Get Many', () => {
 
 		expect(result.items).toEqual([
 			{
-				json: { error: 'The filter "Customer Email" of item 0 is not an email address: "not-an-email"' },
+				json: { error: 'The Customer Email filter of item 0 is not an email address: "not-an-email"' },
 				pairedItem: { item: 0 },
 			},
 			expect.objectContaining({ json: expect.objectContaining({ productName: 'Blender B3' }), pairedItem: { item: 1 } }),

@@ -1,54 +1,139 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { inBatches } from '../helpers/batching';
+import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batchOptions';
 import * as registration from './registration/Registration.resource';
 
 /** Works on one input item and returns the output items it gives (getAll gives one per registration found). */
 type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
 
-/** resource -> operation -> implementation; the names are the values saved in workflows. */
+/** Creates many records per request: each item contributes an entry, entries are sent in batches. */
+interface BatchOperation {
+	/** The entry one input item contributes; bad input throws a NodeOperationError for that item. */
+	toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject;
+	/** Sends one batch and returns one result per entry, in order. */
+	sendBatch(this: IExecuteFunctions, entries: IDataObject[], firstItemIndex: number): Promise<IDataObject[]>;
+}
+
+/** resource -> operation; the names are the values saved in workflows. */
 const itemOperations: Record<string, Record<string, ItemOperation>> = {
 	registration: {
+		update: registration.update.execute,
+		updateStatus: registration.updateStatus.execute,
+		delete: registration.delete.execute,
 		getAll: registration.getAll.execute,
 	},
 };
 
+const batchOperations: Record<string, Record<string, BatchOperation>> = {
+	registration: {
+		create: registration.create,
+	},
+};
+
 /** An error that n8n shows with the item it belongs to; anything unexpected is wrapped so it names the item too. */
-function asItemError(this: IExecuteFunctions, error: unknown, itemIndex: number): Error {
+function asItemError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
 	if (error instanceof NodeOperationError || (error as { name?: string })?.name === 'NodeApiError') {
 		return error as Error;
 	}
-	return new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 }
 
-/**
- * Runs the chosen operation for every input item. Continue On Fail and item linking live here, once: every input
- * item gives its results or, when it fails under Continue On Fail, one error item — always linked to it.
- */
-export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
-	const resource = this.getNodeParameter('resource', 0) as string;
-	const operation = this.getNodeParameter('operation', 0) as string;
-	const execute = itemOperations[resource]?.[operation];
-	if (execute === undefined) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`The operation "${operation}" of resource "${resource}" is not supported by this version of the node`,
-		);
-	}
+function errorItem(error: Error, itemIndex: number): INodeExecutionData {
+	return { json: { error: error.message }, pairedItem: { item: itemIndex } };
+}
 
-	const returnData: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+async function runPerItem(
+	this: IExecuteFunctions,
+	execute: ItemOperation,
+	itemCount: number,
+): Promise<INodeExecutionData[]> {
+	const output: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
 		try {
 			const result = await execute.call(this, itemIndex);
 			for (const json of Array.isArray(result) ? result : [result]) {
-				returnData.push({ json, pairedItem: { item: itemIndex } });
+				output.push({ json, pairedItem: { item: itemIndex } });
 			}
 		} catch (error) {
-			const itemError = asItemError.call(this, error, itemIndex);
+			const itemError = asItemError(this, error, itemIndex);
 			if (!this.continueOnFail()) throw itemError;
-			returnData.push({ json: { error: itemError.message }, pairedItem: { item: itemIndex } });
+			output.push(errorItem(itemError, itemIndex));
 		}
 	}
-	return [returnData];
+	return output;
+}
+
+function readBatchSize(context: IExecuteFunctions): number {
+	const batchSize = context.getNodeParameter('options.batchSize', 0, DEFAULT_BATCH_SIZE) as number;
+	if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`The Batch Size must be a whole number from 1 to ${MAX_BATCH_SIZE}, not ${JSON.stringify(batchSize)}`,
+		);
+	}
+	return batchSize;
+}
+
+/**
+ * Every item's entry is built (and checked) before anything is sent, so bad input fails the run with nothing
+ * created. A batch the service refuses fails only its own items; under Continue On Fail the other batches go on.
+ */
+async function runBatched(
+	this: IExecuteFunctions,
+	operation: BatchOperation,
+	itemCount: number,
+): Promise<INodeExecutionData[]> {
+	const batchSize = readBatchSize(this);
+	const output: INodeExecutionData[] = new Array(itemCount);
+	const pending: Array<{ itemIndex: number; entry: IDataObject }> = [];
+	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
+		try {
+			pending.push({ itemIndex, entry: operation.toEntry.call(this, itemIndex) });
+		} catch (error) {
+			const itemError = asItemError(this, error, itemIndex);
+			if (!this.continueOnFail()) throw itemError;
+			output[itemIndex] = errorItem(itemError, itemIndex);
+		}
+	}
+
+	for (const batch of inBatches(pending, batchSize)) {
+		try {
+			const results = await operation.sendBatch.call(
+				this,
+				batch.map(({ entry }) => entry),
+				batch[0].itemIndex,
+			);
+			batch.forEach(({ itemIndex }, position) => {
+				output[itemIndex] = { json: results[position], pairedItem: { item: itemIndex } };
+			});
+		} catch (error) {
+			const batchError = asItemError(this, error, batch[0].itemIndex);
+			if (!this.continueOnFail()) throw batchError;
+			for (const { itemIndex } of batch) output[itemIndex] = errorItem(batchError, itemIndex);
+		}
+	}
+	return output;
+}
+
+/**
+ * Runs the chosen operation over the input items. Continue On Fail and item linking are done here, once: every
+ * input item gives its results or, when it fails under Continue On Fail, one error item — always linked to it.
+ */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const itemCount = this.getInputData().length;
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operation = this.getNodeParameter('operation', 0) as string;
+
+	const batchOperation = batchOperations[resource]?.[operation];
+	if (batchOperation !== undefined) return [await runBatched.call(this, batchOperation, itemCount)];
+
+	const itemOperation = itemOperations[resource]?.[operation];
+	if (itemOperation !== undefined) return [await runPerItem.call(this, itemOperation, itemCount)];
+
+	throw new NodeOperationError(
+		this.getNode(),
+		`The operation "${operation}" of resource "${resource}" is not supported by this version of the node`,
+	);
 }

@@ -1,8 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as create from './create.operation';
+import * as deleteRegistration from './delete.operation';
 import * as getAll from './getAll.operation';
+import * as update from './update.operation';
+import * as updateStatus from './updateStatus.operation';
 
-export { getAll };
+export { create, deleteRegistration as delete, getAll, update, updateStatus };
 
 export const description: INodeProperties[] = [
 	{
@@ -13,13 +17,41 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['registration'] } },
 		options: [
 			{
+				name: 'Change Status',
+				value: 'updateStatus',
+				description: "Set a registration's status, with an optional note and attached files",
+				action: 'Change the status of a registration',
+			},
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Register products for customers; many input items are sent in batches',
+				action: 'Create a registration',
+			},
+			{
+				name: 'Delete',
+				value: 'delete',
+				description: 'Delete a registration',
+				action: 'Delete a registration',
+			},
+			{
 				name: 'Get Many',
 				value: 'getAll',
 				description: 'List registrations, optionally by customer email, customer ID or form',
 				action: 'Get many registrations',
 			},
+			{
+				name: 'Update',
+				value: 'update',
+				description: "Change a registration's fields",
+				action: 'Update a registration',
+			},
 		],
-		default: 'getAll',
+		default: 'create',
 	},
+	...create.description,
+	...update.description,
+	...updateStatus.description,
+	...deleteRegistration.description,
 	...getAll.description,
 ];

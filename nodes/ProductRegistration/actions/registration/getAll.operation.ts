@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
-import { isEmail, listFromBody } from '../../helpers/values';
+import { booleanValue, listFromBody, optionalEmail, optionalText, positiveWholeNumber } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
+import { ItemInput } from '../itemInput';
 
 const properties: INodeProperties[] = [
 	{
@@ -60,28 +60,21 @@ const properties: INodeProperties[] = [
 export const description = displayFor('registration', 'getAll', properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const input = new ItemInput(this, itemIndex);
+	const returnAll = input.parameter('returnAll', 'Return All', booleanValue);
+	const filters = input.collection('filters');
 
 	const qs: IDataObject = {};
-	const email = String(filters.email ?? '').trim();
-	if (email !== '') {
-		if (!isEmail(email)) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`The filter "Customer Email" of item ${itemIndex} is not an email address: "${email}"`,
-				{ itemIndex },
-			);
-		}
-		qs.email = email;
-	}
-	if (filters.customerId !== undefined && filters.customerId !== '') qs.customerId = filters.customerId;
-	const formSlug = String(filters.formSlug ?? '').trim();
-	if (formSlug !== '') qs.formSlug = formSlug;
+	const email = input.convert(filters.email, 'Customer Email filter', optionalEmail);
+	if (email !== undefined) qs.email = email;
+	const customerId = input.convert(filters.customerId, 'Customer ID filter', optionalText);
+	if (customerId !== undefined && customerId !== '0') qs.customerId = customerId;
+	const formSlug = input.convert(filters.formSlug, 'Form Slug filter', optionalText);
+	if (formSlug !== undefined) qs.formSlug = formSlug;
 
 	let limit: number | undefined;
 	if (!returnAll) {
-		limit = this.getNodeParameter('limit', itemIndex, 50) as number;
+		limit = input.parameter('limit', 'Limit', positiveWholeNumber);
 		qs.limit = limit;
 	}
 

@@ -1,0 +1,40 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { InvalidValueError } from '../helpers/values';
+
+/**
+ * What one input item gives an operation. Every value is read through a converter, and a value that cannot be
+ * used becomes a NodeOperationError naming the field (as the editor shows it) and the item.
+ */
+export class ItemInput {
+	constructor(
+		readonly context: IExecuteFunctions,
+		readonly itemIndex: number,
+	) {}
+
+	/** A top-level parameter of this item, converted. */
+	parameter<T>(name: string, label: string, convert: (value: unknown) => T): T {
+		return this.convert(this.context.getNodeParameter(name, this.itemIndex, undefined), label, convert);
+	}
+
+	/** A collection parameter (additionalFields, options, ...) of this item; `{}` when nothing is set. */
+	collection(name: string): IDataObject {
+		const value = this.context.getNodeParameter(name, this.itemIndex, {}) as unknown;
+		return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as IDataObject) : {};
+	}
+
+	/** A value already read (e.g. from a collection), converted. */
+	convert<T>(value: unknown, label: string, convert: (value: unknown) => T): T {
+		try {
+			return convert(value);
+		} catch (error) {
+			if (error instanceof InvalidValueError) throw this.error(`The ${label} of item ${this.itemIndex} ${error.message}`);
+			throw new NodeOperationError(this.context.getNode(), error as Error, { itemIndex: this.itemIndex });
+		}
+	}
+
+	error(message: string): NodeOperationError {
+		return new NodeOperationError(this.context.getNode(), message, { itemIndex: this.itemIndex });
+	}
+}

@@ -1,0 +1,174 @@
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import {
+	optionalCalendarDate,
+	optionalEmail,
+	optionalJsonObject,
+	optionalText,
+	optionalTextList,
+	requiredText,
+} from '../../helpers/values';
+import type { ItemInput } from '../itemInput';
+
+/** The registration fields the API names, as parameters; create shows them on top, update inside "Update Fields". */
+export const coreFieldProperties: INodeProperties[] = [
+	{
+		displayName: 'Product Name',
+		name: 'productName',
+		type: 'string',
+		default: '',
+		placeholder: 'Kettle K1',
+		description: 'Name of the product being registered',
+	},
+	{
+		displayName: 'Customer Email',
+		name: 'customerEmail',
+		type: 'string',
+		default: '',
+		placeholder: 'name@email.com',
+		description: "The customer's email address",
+	},
+	{
+		displayName: 'Customer Name',
+		name: 'customerName',
+		type: 'string',
+		default: '',
+		placeholder: 'Ann Lee',
+		description: "The customer's full name",
+	},
+	{
+		displayName: 'Serial Numbers',
+		name: 'serialNumbers',
+		type: 'string',
+		default: '',
+		placeholder: 'KT-2024-0001, KT-2024-0002',
+		description:
+			'Serial numbers being registered: comma-separated text, or a list from an expression such as {{ $json.serials }}. Known serial numbers become registered.',
+	},
+	{
+		displayName: 'Purchase Date',
+		name: 'purchaseDate',
+		type: 'dateTime',
+		default: '',
+		description:
+			'When the product was bought: 2024-03-01, an ISO timestamp, or a date from an expression such as {{ $now }}. Sent as YYYY-MM-DD.',
+	},
+];
+
+export const extraFieldProperties: INodeProperties[] = [
+	{
+		displayName: 'Extra Fields',
+		name: 'extraFields',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		placeholder: 'Add Extra Field',
+		default: {},
+		description: "Fields of the registration form beyond the standard ones, keyed as in the form's design",
+		options: [
+			{
+				displayName: 'Field',
+				name: 'field',
+				values: [
+					{
+						displayName: 'Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						placeholder: 'greetings',
+						description: "The field's key in the form design",
+					},
+					{
+						displayName: 'Value',
+						name: 'value',
+						type: 'string',
+						default: '',
+					},
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Extra Fields (JSON)',
+		name: 'extraFieldsJson',
+		type: 'json',
+		default: '',
+		placeholder: '{ "greetings": "hi" }',
+		description:
+			'Extra form fields as one JSON object, e.g. a whole column set from a sheet. Merged with the Extra Fields rows; a row wins when both name the same field.',
+	},
+];
+
+const CORE_LABELS: Record<string, string> = {
+	productName: 'Product Name',
+	customerEmail: 'Customer Email',
+	customerName: 'Customer Name',
+	serialNumbers: 'Serial Numbers',
+	purchaseDate: 'Purchase Date',
+};
+
+const CORE_CONVERTERS: Record<string, (value: unknown) => unknown> = {
+	productName: optionalText,
+	customerEmail: optionalEmail,
+	customerName: optionalText,
+	serialNumbers: optionalTextList,
+	purchaseDate: optionalCalendarDate,
+};
+
+/** Keys the API gives a meaning of its own; an extra field of that name would overwrite them (or the token). */
+const RESERVED_KEYS = new Set([...Object.keys(CORE_LABELS), 'type', 'customer', 'fields', 'accessToken']);
+
+/**
+ * The standard fields set in `values`, converted to what the API takes; blank ones are left out.
+ * `required` names those that must not be blank.
+ */
+export function readCoreFields(input: ItemInput, values: IDataObject, required: string[] = []): IDataObject {
+	const fields: IDataObject = {};
+	for (const [key, convert] of Object.entries(CORE_CONVERTERS)) {
+		const label = CORE_LABELS[key];
+		const value = input.convert(values[key], label, convert);
+		if (value === undefined) {
+			if (required.includes(key)) input.convert(undefined, label, requiredText);
+			continue;
+		}
+		fields[key] = value as IDataObject[string];
+	}
+	return fields;
+}
+
+/** Extra form fields from the name/value rows and the JSON object, merged (rows win). */
+export function readExtraFields(input: ItemInput, values: IDataObject): IDataObject {
+	const fromJson = input.convert(values.extraFieldsJson, 'Extra Fields (JSON)', optionalJsonObject) ?? {};
+	const rows = ((values.extraFields as IDataObject | undefined)?.field as IDataObject[] | undefined) ?? [];
+	const extra: IDataObject = { ...fromJson };
+	rows.forEach((row, rowIndex) => {
+		const name = input.convert(row.name, `Extra Field name in row ${rowIndex + 1}`, requiredText);
+		extra[name] = row.value as IDataObject[string];
+	});
+	for (const name of Object.keys(extra)) {
+		if (RESERVED_KEYS.has(name)) {
+			throw input.error(
+				`The extra field "${name}" of item ${input.itemIndex} has the name of a standard field; set it with its own parameter instead`,
+			);
+		}
+	}
+	return extra;
+}
+
+export const registrationIdProperty: INodeProperties = {
+	displayName: 'Registration ID',
+	name: 'registrationId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'R000123',
+	description: 'ID of the registration, as shown in the admin or in the registration webhook',
+};
+
+export function readRegistrationId(input: ItemInput): string {
+	return input.parameter('registrationId', 'Registration ID', requiredText);
+}
+
+/** The API path of a registration, its ID URL-encoded so any character stays inside one path segment. */
+export function registrationPath(registrationId: string): string {
+	return `registrations/${encodeURIComponent(registrationId)}`;
+}

@@ -1,0 +1,113 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { asObject, booleanValue, optionalJsonArray, optionalText, requiredText } from '../../helpers/values';
+import { serviceRequest } from '../../transport/serviceRequest';
+import { displayFor } from '../displayFor';
+import { ItemInput } from '../itemInput';
+import { readRegistrationId, registrationIdProperty, registrationPath } from './registrationFields';
+
+const properties: INodeProperties[] = [
+	registrationIdProperty,
+	{
+		displayName: 'Status',
+		name: 'status',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'approved',
+		description: "The registration's new status, as your shop names its statuses",
+	},
+	{
+		displayName: 'Visible to Customer',
+		name: 'isPublic',
+		type: 'boolean',
+		default: false,
+		description: 'Whether the customer can see this status change',
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Note',
+				name: 'note',
+				type: 'string',
+				typeOptions: { rows: 2 },
+				default: '',
+				description: 'Extra information about the change',
+			},
+			{
+				displayName: 'Assets',
+				name: 'assets',
+				type: 'fixedCollection',
+				typeOptions: { multipleValues: true },
+				placeholder: 'Add Asset',
+				default: {},
+				description: 'Files or images to attach to the status, by name and address (e.g. the URL from Upload File)',
+				options: [
+					{
+						displayName: 'Asset',
+						name: 'asset',
+						values: [
+							{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'receipt.pdf' },
+							{
+								displayName: 'URL',
+								name: 'url',
+								type: 'string',
+								default: '',
+								placeholder: 'https://files.example.com/receipt.pdf',
+							},
+						],
+					},
+				],
+			},
+			{
+				displayName: 'Assets (JSON)',
+				name: 'assetsJson',
+				type: 'json',
+				default: '',
+				placeholder: '[{ "name": "receipt.pdf", "url": "https://..." }]',
+				description: 'Assets as a JSON array of objects with name and url, added after the Assets rows',
+			},
+		],
+	},
+];
+
+export const description = displayFor('registration', 'updateStatus', properties);
+
+/** The assets to attach: the name/url rows, then the JSON array; each needs a name and a url. */
+function readAssets(input: ItemInput, additional: IDataObject): IDataObject[] {
+	const rows = ((additional.assets as IDataObject | undefined)?.asset as unknown[] | undefined) ?? [];
+	const fromJson = input.convert(additional.assetsJson, 'Assets (JSON)', optionalJsonArray) ?? [];
+	return [...rows, ...fromJson].map((asset, index) => {
+		const label = `Asset ${index + 1}`;
+		if (asset === null || typeof asset !== 'object' || Array.isArray(asset)) {
+			throw input.error(`The ${label} of item ${input.itemIndex} must be an object with name and url`);
+		}
+		const { name, url } = asset as IDataObject;
+		return {
+			name: input.convert(name, `${label} name`, requiredText),
+			url: input.convert(url, `${label} URL`, requiredText),
+		};
+	});
+}
+
+/** POST /api/registrations/:regId/status; the answer is the updated registration. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const input = new ItemInput(this, itemIndex);
+	const path = `${registrationPath(readRegistrationId(input))}/status`;
+	const status = input.parameter('status', 'Status', requiredText);
+	const isPublic = input.parameter('isPublic', 'Visible to Customer', booleanValue);
+	const additional = input.collection('additionalFields');
+	const body: IDataObject = { status, isPublic };
+	const note = input.convert(additional.note, 'Note', optionalText);
+	if (note !== undefined) body.note = note;
+	const assets = readAssets(input, additional);
+	if (assets.length > 0) body.assets = assets;
+
+	const response = await serviceRequest.call(this, { method: 'POST', path, body }, itemIndex);
+	return asObject(response.body);
+}

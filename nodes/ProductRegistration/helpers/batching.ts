@@ -1,0 +1,20 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { listFromBody } from './values';
+
+/** Splits a list into consecutive batches of at most `size` entries. */
+export function inBatches<T>(list: T[], size: number): T[][] {
+	const batches: T[][] = [];
+	for (let start = 0; start < list.length; start += size) batches.push(list.slice(start, start + size));
+	return batches;
+}
+
+/**
+ * One result per entry sent in a batch. The create answers are not specified: when the service lists one created
+ * record per entry (under `key`, `data` or `items`, or as a bare array), each entry gets its own; otherwise each
+ * entry is reported as it was sent.
+ */
+export function resultPerEntry(body: unknown, key: string, entries: IDataObject[]): IDataObject[] {
+	const answered = listFromBody(body, key);
+	return answered.length === entries.length ? answered : entries;
+}
