@@ -76,6 +76,7 @@ describe('registration: Update', () => {
 
 	test.each([
 		[{ registrationId: '  ', updateFields: { productName: 'X' } }, 'The Registration ID of item 0 is empty'],
+		[{ registrationId: '..', updateFields: { productName: 'X' } }, 'The Registration ID of item 0 cannot be sent in a URL path: ".." is read as a folder step'],
 		[{ registrationId: 'R1', updateFields: {} }, 'Nothing to update for item 0: add at least one field under Update Fields'],
 		[{ registrationId: 'R1', updateFields: { customerEmail: 'nope' } }, 'The Customer Email of item 0 is not an email address: "nope"'],
 		[{ registrationId: 'R1', updateFields: { extraFieldsJson: '"text"' } }, 'The Extra Fields (JSON) of item 0 must be a JSON object like {"greetings": "hi"}, not "\\"text\\""'],

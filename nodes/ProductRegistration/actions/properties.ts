@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import * as registration from './registration/Registration.resource';
+import * as serialNumber from './serialNumber/SerialNumber.resource';
 
 /** The resource selector followed by each resource's operation selector and operation parameters. */
 export const properties: INodeProperties[] = [
@@ -18,4 +19,5 @@ export const properties: INodeProperties[] = [
 		default: 'registration',
 	},
 	...registration.description,
+	...serialNumber.description,
 ];

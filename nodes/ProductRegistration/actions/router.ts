@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { inBatches } from '../helpers/batching';
 import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batchOptions';
 import * as registration from './registration/Registration.resource';
+import * as serialNumber from './serialNumber/SerialNumber.resource';
 
 /** Works on one input item and returns the output items it gives (getAll gives one per registration found). */
 type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
@@ -24,11 +25,18 @@ const itemOperations: Record<string, Record<string, ItemOperation>> = {
 		delete: registration.delete.execute,
 		getAll: registration.getAll.execute,
 	},
+	serialNumber: {
+		get: serialNumber.get.execute,
+		getUnregistered: serialNumber.getUnregistered.execute,
+	},
 };
 
 const batchOperations: Record<string, Record<string, BatchOperation>> = {
 	registration: {
 		create: registration.create,
+	},
+	serialNumber: {
+		create: serialNumber.create,
 	},
 };
 

@@ -32,6 +32,16 @@ export function requiredText(value: unknown): string {
 	return text;
 }
 
+/**
+ * Text that becomes one segment of a URL path (a registration ID, a serial number). Any character can be
+ * percent-encoded except a segment of only dots: URL parsing reads "." and ".." as folder steps, even encoded.
+ */
+export function pathSegmentText(value: unknown): string {
+	const text = requiredText(value);
+	if (/^\.+$/.test(text)) throw new InvalidValueError(`cannot be sent in a URL path: ${quote(text)} is read as a folder step`);
+	return text;
+}
+
 export function optionalEmail(value: unknown): string | undefined {
 	const text = optionalText(value);
 	if (text !== undefined && !isEmail(text)) throw new InvalidValueError(`is not an email address: ${quote(text)}`);

@@ -6,6 +6,7 @@ import {
 	optionalJsonObject,
 	optionalText,
 	optionalTextList,
+	pathSegmentText,
 	requiredText,
 } from '../../helpers/values';
 import type { ItemInput } from '../itemInput';
@@ -165,10 +166,10 @@ export const registrationIdProperty: INodeProperties = {
 };
 
 export function readRegistrationId(input: ItemInput): string {
-	return input.parameter('registrationId', 'Registration ID', requiredText);
+	return input.parameter('registrationId', 'Registration ID', pathSegmentText);
 }
 
-/** The API path of a registration, its ID URL-encoded so any character stays inside one path segment. */
+/** The API path of a registration, its ID percent-encoded so `/`, `#`, `?` and spaces stay inside one segment. */
 export function registrationPath(registrationId: string): string {
 	return `registrations/${encodeURIComponent(registrationId)}`;
 }

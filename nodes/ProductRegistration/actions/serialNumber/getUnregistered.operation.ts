@@ -1,0 +1,58 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { asObject } from '../../helpers/values';
+import { serviceRequest } from '../../transport/serviceRequest';
+import { displayFor } from '../displayFor';
+
+/**
+ * The service picks an unregistered serial at random and reserves nothing, so it may offer a serial again that an
+ * earlier item of the same execution already received. Asking again is cheap; this bounds how often.
+ */
+export const MAX_ATTEMPTS = 20;
+
+export const description = displayFor('serialNumber', 'getUnregistered', [
+	{
+		displayName:
+			'Each input item receives a different unregistered serial number, or found: false when none is left. The service reserves nothing: register the serial (e.g. with Registration > Create) to take it out of the pool.',
+		name: 'getUnregisteredNotice',
+		type: 'notice',
+		default: '',
+	},
+]);
+
+/**
+ * Serials handed out so far, per execution. Keyed by the execution's context object, so the memory lives exactly as
+ * long as one run of the node and nothing is shared between executions or workers.
+ */
+const handedOutByExecution = new WeakMap<IExecuteFunctions, Set<string>>();
+
+/** What identifies the serial in the service's answer (its fields are not specified). */
+function serialIdentity(serial: IDataObject): string {
+	for (const key of ['serialNumber', 'serial_number', 'serial', 'value']) {
+		if (typeof serial[key] === 'string' || typeof serial[key] === 'number') return String(serial[key]);
+	}
+	return JSON.stringify(serial);
+}
+
+/** GET /api/serial_number: a random unregistered serial not yet given to another item of this execution. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	let handedOut = handedOutByExecution.get(this);
+	if (!handedOut) {
+		handedOut = new Set();
+		handedOutByExecution.set(this, handedOut);
+	}
+	for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+		const { statusCode, body } = await serviceRequest.call(this, { method: 'GET', path: 'serial_number' }, itemIndex);
+		if (statusCode === 204) return { found: false, message: 'The service has no unregistered serial number left' };
+		const serial = asObject(body);
+		const identity = serialIdentity(serial);
+		if (!handedOut.has(identity)) {
+			handedOut.add(identity);
+			return { ...serial, found: true };
+		}
+	}
+	return {
+		found: false,
+		message: `Every serial number the service offered in ${MAX_ATTEMPTS} tries was already given to an earlier item of this execution: the unregistered pool is probably used up. Add serial numbers, or register the ones handed out, and run again.`,
+	};
+}
