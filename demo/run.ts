@@ -12,6 +12,8 @@ interface Demo {
 	run: Omit<RunWorkflowOptions, 'credentials'>;
 	/** The node whose output is shown. */
 	show: string;
+	/** Only these fields of each output item are printed (all when not given). */
+	fields?: string[];
 }
 
 const crmContacts: INodeExecutionData[] = [
@@ -20,44 +22,125 @@ const crmContacts: INodeExecutionData[] = [
 	{ json: { contact: 'Cy Diaz', email: 'cy.diaz@example.com' } },
 ];
 
-const lookUpRegistrations = (continueOnFail: boolean) =>
-	productRegistrationNode(
-		'Registrations of contact',
-		{
-			resource: 'registration',
-			operation: 'getAll',
-			returnAll: true,
-			filters: { email: '={{ $json.email }}' },
-		},
-		continueOnFail,
-	);
+const sheetRows: INodeExecutionData[] = [
+	{ json: { product: 'Kettle K1', email: 'dee.fox@example.com', name: 'Dee Fox', serials: 'KT-2024-0002', bought: '2024-07-01', state: 'CA' } },
+	{ json: { product: 'Toaster T2', email: 'eli.gray@example.com', name: 'Eli Gray', serials: '', bought: '2024-07-02T18:30:00+02:00', state: 'TX' } },
+	{ json: { product: 'Blender B3', email: 'fay.hunt@example.com', name: 'Fay Hunt', serials: 'BL/2024 0001', bought: '2024-07-03', state: 'NY' } },
+];
+
+const warehouseSheet: INodeExecutionData[] = Array.from({ length: 250 }, (_, index) => ({
+	json: { serial: `WH-2024-${String(index + 1).padStart(4, '0')}`, sku: 'KETTLE-K1', tags: 'kettle, 2024' },
+}));
+
+const node = productRegistrationNode;
+const one = (name: string, parameters: Record<string, unknown>, continueOnFail = false) => ({
+	workflow: { nodes: [node(name, parameters as never, continueOnFail)], connections: {} },
+	startNode: name,
+});
 
 const demos: Demo[] = [
 	{
-		title: "Look up each CRM contact's registrations",
-		story: 'Three contacts come in from a CRM; the node lists the registrations made with each email address.',
+		title: 'Register products from spreadsheet rows',
+		story: 'Three sheet rows become three registrations in one request (batches of 100), each linked to its row.',
 		run: {
-			workflow: { nodes: [lookUpRegistrations(false)], connections: {} },
+			...one('Register product', {
+				resource: 'registration',
+				operation: 'create',
+				productName: '={{ $json.product }}',
+				customerEmail: '={{ $json.email }}',
+				customerName: '={{ $json.name }}',
+				serialNumbers: '={{ $json.serials }}',
+				purchaseDate: '={{ $json.bought }}',
+				additionalFields: { customer: { details: { state: '={{ $json.state }}' } } },
+			}),
+			items: sheetRows,
+		},
+		show: 'Register product',
+		fields: ['id', 'productName', 'customerEmail', 'serialNumbers', 'purchaseDate', 'customer'],
+	},
+	{
+		title: "Look up each CRM contact's registrations, then approve them",
+		story: 'Get Many lists the registrations of each contact; Change Status approves each one it found.',
+		run: {
+			workflow: {
+				nodes: [
+					node('Registrations of contact', {
+						resource: 'registration',
+						operation: 'getAll',
+						returnAll: true,
+						filters: { email: '={{ $json.email }}' },
+					}),
+					node('Approve', {
+						resource: 'registration',
+						operation: 'updateStatus',
+						registrationId: '={{ $json.id }}',
+						status: 'approved',
+						isPublic: true,
+						additionalFields: { note: 'Checked against the CRM' },
+					}),
+				],
+				connections: {
+					'Registrations of contact': { main: [[{ node: 'Approve', type: 'main', index: 0 }]] },
+				},
+			},
 			startNode: 'Registrations of contact',
 			items: crmContacts,
 		},
-		show: 'Registrations of contact',
+		show: 'Approve',
+		fields: ['id', 'productName', 'customerEmail', 'status', 'isPublic'],
 	},
 	{
 		title: 'A bad row does not stop the run (Continue On Fail)',
 		story: 'One contact has a malformed email: with Continue On Fail it becomes an error item, the rest go through.',
 		run: {
-			workflow: { nodes: [lookUpRegistrations(true)], connections: {} },
-			startNode: 'Registrations of contact',
-			items: [crmContacts[0], { json: { contact: 'Typo', email: 'ann.lee at example' } }],
+			...one(
+				'Registrations of contact',
+				{ resource: 'registration', operation: 'getAll', returnAll: true, filters: { email: '={{ $json.email }}' } },
+				true,
+			),
+			items: [crmContacts[1], { json: { contact: 'Typo', email: 'ann.lee at example' } }],
 		},
 		show: 'Registrations of contact',
 	},
+	{
+		title: 'Import serial numbers in bulk',
+		story: '250 rows from a warehouse sheet are added in 3 requests (batches of 100).',
+		run: {
+			...one('Import serials', {
+				resource: 'serialNumber',
+				operation: 'create',
+				serialNumber: '={{ $json.serial }}',
+				sku: '={{ $json.sku }}',
+				customerTags: '={{ $json.tags }}',
+			}),
+			items: warehouseSheet,
+		},
+		show: 'Import serials',
+	},
+	{
+		title: 'Give each new order an unregistered serial number',
+		story: 'Three orders arrive at once; each receives a different free serial, never the same one twice.',
+		run: {
+			...one('Free serial', { resource: 'serialNumber', operation: 'getUnregistered' }),
+			items: [{ json: { order: 5001 } }, { json: { order: 5002 } }, { json: { order: 5003 } }],
+		},
+		show: 'Free serial',
+	},
+	{
+		title: 'Check serial numbers a customer typed in',
+		story: 'A known serial (with "/" and a space in it) is found; an unknown one is found: false, not an error.',
+		run: {
+			...one('Check serial', { resource: 'serialNumber', operation: 'get', serialNumber: '={{ $json.serial }}' }),
+			items: [{ json: { serial: 'BL/2024 0001' } }, { json: { serial: 'NOPE-0000' } }],
+		},
+		show: 'Check serial',
+	},
 ];
 
-function summarize(json: IDataObject): string {
-	const text = JSON.stringify(json);
-	return text.length > 150 ? `${text.slice(0, 147)}...` : text;
+function summarize(json: IDataObject, fields?: string[]): string {
+	const shown = fields && json.error === undefined ? Object.fromEntries(fields.map((field) => [field, json[field]])) : json;
+	const text = JSON.stringify(shown);
+	return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 
 async function main(): Promise<void> {
@@ -74,10 +157,11 @@ async function main(): Promise<void> {
 			const result = await runWorkflow({ ...demo.run, credentials });
 			console.log(`${index + 1}. ${demo.title}\n   ${demo.story}`);
 			const items = result.outputs[demo.show] ?? [];
-			for (const item of items) {
+			for (const item of items.slice(0, 6)) {
 				const from = (item.pairedItem as { item: number } | undefined)?.item;
-				console.log(`   from input ${from}: ${summarize(item.json)}`);
+				console.log(`   from input ${from}: ${summarize(item.json, demo.fields)}`);
 			}
+			if (items.length > 6) console.log(`   ... and ${items.length - 6} more`);
 			if (result.error) {
 				failed = true;
 				console.log(`   the run failed: ${result.error.message}`);
