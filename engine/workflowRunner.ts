@@ -9,6 +9,7 @@ import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	IDataObject,
+	IBinaryData,
 	IConnections,
 	IExecuteData,
 	IHttpRequestOptions,
@@ -170,6 +171,23 @@ async function useFilesystemBinaryData(): Promise<void> {
 		await Container.get(BinaryDataService).init();
 	})();
 	await binaryDataReady;
+}
+
+/**
+ * Puts a file into n8n's binary data store (filesystem mode) the way a Read File or HTTP Request node would, and
+ * returns the binary data to place on an input item: it carries an `id`, not the bytes.
+ */
+export async function storeBinary(
+	source: Buffer | { path: string },
+	meta: { fileName: string; mimeType: string },
+): Promise<IBinaryData> {
+	await useFilesystemBinaryData();
+	const location = { type: 'execution' as const, workflowId: 'local-workflow', executionId: 'local-execution' };
+	const binary: IBinaryData = { data: '', fileName: meta.fileName, mimeType: meta.mimeType };
+	const service = Container.get(BinaryDataService);
+	return Buffer.isBuffer(source)
+		? await service.store(location, source, binary)
+		: await service.copyBinaryFile(location, binary, source.path);
 }
 
 export interface WorkflowDefinition {

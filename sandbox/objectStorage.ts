@@ -37,6 +37,9 @@ export class ObjectStorage {
 	/** Every request the storage received, headers included, so tests can prove what was (not) sent. */
 	readonly requests: StorageRequest[] = [];
 
+	/** When set, the next PUT's connection is cut once this many bytes of it have arrived. */
+	cutNextPutAfterBytes: number | undefined;
+
 	private constructor(
 		private readonly server: S3rver,
 		private readonly directory: string,
@@ -60,8 +63,22 @@ export class ObjectStorage {
 				path: request.url ?? '',
 				headers: request.headers,
 			});
+			const cutAfter = storage.cutNextPutAfterBytes;
+			if (request.method === 'PUT' && cutAfter !== undefined) {
+				storage.cutNextPutAfterBytes = undefined;
+				let received = 0;
+				request.on('data', (chunk: Buffer) => {
+					received += chunk.length;
+					if (received >= cutAfter) request.socket.destroy();
+				});
+			}
 		});
 		return storage;
+	}
+
+	reset(): void {
+		this.requests.length = 0;
+		this.cutNextPutAfterBytes = undefined;
 	}
 
 	/** A new object key for an upload, unique so two uploads of "receipt.pdf" never overwrite each other. */

@@ -77,13 +77,18 @@ export class Sandbox {
 
 	state: SandboxState = new SandboxState();
 
+	/** How long a pre-signed upload address stays valid; negative hands out already expired ones. */
+	uploadUrlTtlSeconds: number;
+
 	private constructor(
 		private readonly server: Server,
 		readonly storage: ObjectStorage,
 		readonly token: string,
 		readonly baseUrl: string,
-		private readonly uploadUrlTtlSeconds: number,
-	) {}
+		private readonly defaultUploadUrlTtlSeconds: number,
+	) {
+		this.uploadUrlTtlSeconds = defaultUploadUrlTtlSeconds;
+	}
 
 	static async start(options: SandboxOptions = {}): Promise<Sandbox> {
 		const storage = await ObjectStorage.start(options.storagePort);
@@ -108,7 +113,8 @@ export class Sandbox {
 	reset(): void {
 		this.state = new SandboxState();
 		this.requests.length = 0;
-		this.storage.requests.length = 0;
+		this.storage.reset();
+		this.uploadUrlTtlSeconds = this.defaultUploadUrlTtlSeconds;
 		this.faultQueue.length = 0;
 		this.faultPlan = undefined;
 		this.latencyMs = 0;

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as file from './file/File.resource';
 import * as registration from './registration/Registration.resource';
 import * as serialNumber from './serialNumber/SerialNumber.resource';
 
@@ -20,4 +21,5 @@ export const properties: INodeProperties[] = [
 	},
 	...registration.description,
 	...serialNumber.description,
+	...file.description,
 ];

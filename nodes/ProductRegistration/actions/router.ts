@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { inBatches } from '../helpers/batching';
 import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batchOptions';
+import * as file from './file/File.resource';
 import * as registration from './registration/Registration.resource';
 import * as serialNumber from './serialNumber/SerialNumber.resource';
 
@@ -24,6 +25,9 @@ const itemOperations: Record<string, Record<string, ItemOperation>> = {
 		updateStatus: registration.updateStatus.execute,
 		delete: registration.delete.execute,
 		getAll: registration.getAll.execute,
+	},
+	file: {
+		upload: file.upload.execute,
 	},
 	serialNumber: {
 		get: serialNumber.get.execute,

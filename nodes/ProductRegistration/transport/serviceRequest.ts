@@ -8,6 +8,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { connectionErrorCode, connectionProblem } from './connectionErrors';
+
 export const CREDENTIAL_TYPE = 'productRegistrationApi';
 
 /** A hung service must not hang the workflow. */
@@ -94,30 +96,18 @@ function withoutToken(text: string, token: string): string {
 	return token === '' ? text : text.split(token).join('[access token]');
 }
 
-/** The error code of a failed connection, wherever the HTTP stack nested it. */
-function connectionErrorCode(error: unknown): string | undefined {
-	let current: unknown = error;
-	for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-		const { code } = current as { code?: unknown };
-		if (typeof code === 'string' && /^E[A-Z_]+$|^UND_ERR/.test(code)) return code;
-		current = (current as { cause?: unknown }).cause;
-	}
-	return undefined;
-}
-
 function describeConnectionFailure(code: string | undefined, origin: string): string {
 	switch (code) {
 		case 'ECONNREFUSED':
-			return `Could not connect to the service at ${origin}: the connection was refused. Check the Base URL in the credential and that the service is running.`;
 		case 'ENOTFOUND':
 		case 'EAI_AGAIN':
-			return `Could not find the host of ${origin}. Check the Base URL in the credential.`;
+			return `Could not connect to the service at ${origin}: ${connectionProblem(code)}. Check the Base URL in the credential and that the service is running.`;
 		case 'ECONNABORTED':
 		case 'ETIMEDOUT':
 		case 'UND_ERR_HEADERS_TIMEOUT':
 			return `The service at ${origin} did not answer within ${REQUEST_TIMEOUT_MS / 1000} seconds.`;
 		default:
-			return `The connection to the service at ${origin} failed${code ? ` (${code})` : ''}.`;
+			return `The connection to the service at ${origin} failed: ${connectionProblem(code)}.`;
 	}
 }
 

@@ -1,8 +1,16 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { asObject, booleanValue, optionalJsonArray, optionalText, requiredText } from '../../helpers/values';
+import {
+	asObject,
+	booleanValue,
+	optionalJsonArray,
+	optionalText,
+	optionalTextList,
+	requiredText,
+} from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
+import { prepareUpload, upload } from '../file/fileUpload';
 import { ItemInput } from '../itemInput';
 import { readRegistrationId, registrationIdProperty, registrationPath } from './registrationFields';
 
@@ -72,6 +80,15 @@ const properties: INodeProperties[] = [
 				placeholder: '[{ "name": "receipt.pdf", "url": "https://..." }]',
 				description: 'Assets as a JSON array of objects with name and url, added after the Assets rows',
 			},
+			{
+				displayName: 'Files to Upload and Attach',
+				name: 'binaryAssets',
+				type: 'string',
+				default: '',
+				placeholder: 'data, photo',
+				description:
+					"Binary fields of the input item (comma-separated) to upload first and attach as assets, named by their file names. Added after the other assets.",
+			},
 		],
 	},
 ];
@@ -106,6 +123,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const note = input.convert(additional.note, 'Note', optionalText);
 	if (note !== undefined) body.note = note;
 	const assets = readAssets(input, additional);
+	const files = (input.convert(additional.binaryAssets, 'Files to Upload and Attach', optionalTextList) ?? []).map(
+		(binaryPropertyName) => prepareUpload.call(this, input, binaryPropertyName),
+	);
+	// Uploaded one after another, only once every value of the item (every file included) has been checked.
+	for (const file of files) {
+		const { fileName, url } = await upload.call(this, file, itemIndex);
+		assets.push({ name: fileName, url });
+	}
 	if (assets.length > 0) body.assets = assets;
 
 	const response = await serviceRequest.call(this, { method: 'POST', path, body }, itemIndex);

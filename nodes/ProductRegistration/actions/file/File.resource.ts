@@ -1,0 +1,25 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as upload from './upload.operation';
+
+export { upload };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['file'] } },
+		options: [
+			{
+				name: 'Upload',
+				value: 'upload',
+				description: 'Upload a file (e.g. a receipt) and get its URL, to attach to a status change',
+				action: 'Upload a file',
+			},
+		],
+		default: 'upload',
+	},
+	...upload.description,
+];

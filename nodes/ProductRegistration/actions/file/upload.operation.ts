@@ -1,0 +1,57 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { requiredText } from '../../helpers/values';
+import { displayFor } from '../displayFor';
+import { ItemInput } from '../itemInput';
+import { prepareUpload, upload } from './fileUpload';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Input Binary Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		required: true,
+		default: 'data',
+		hint: 'The name of the input binary field containing the file to upload',
+		description: 'Binary property of the input item that holds the file, e.g. a receipt image',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'File Name',
+				name: 'fileName',
+				type: 'string',
+				default: '',
+				placeholder: 'receipt-1001.pdf',
+				description: "Name to store the file under, instead of the binary's own file name",
+			},
+			{
+				displayName: 'File Type',
+				name: 'fileType',
+				type: 'string',
+				default: '',
+				placeholder: 'application/pdf',
+				description: "Media type to store the file as, instead of the binary's own",
+			},
+		],
+	},
+];
+
+export const description = displayFor('file', 'upload', properties);
+
+/** Uploads the item's file and returns its final address, ready to attach to a status as an asset URL. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const input = new ItemInput(this, itemIndex);
+	const binaryPropertyName = input.parameter('binaryPropertyName', 'Input Binary Field', requiredText);
+	const options = input.collection('options');
+	const prepared = prepareUpload.call(this, input, binaryPropertyName, {
+		fileName: options.fileName as string | undefined,
+		fileType: options.fileType as string | undefined,
+	});
+	return { ...(await upload.call(this, prepared, itemIndex)) };
+}

@@ -1,0 +1,78 @@
+import type { IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { connectionErrorCode, connectionProblem } from './connectionErrors';
+
+/**
+ * The upload stalls only if the storage stops reading: this is the longest it may go without progress, not a cap
+ * on the upload's total time (a 2 GB file on a slow line may take far longer).
+ */
+const UPLOAD_IDLE_TIMEOUT_MS = 120_000;
+
+/** The stream n8n's binary data store hands out (named without importing Node's stream module). */
+export type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
+
+export interface StorageUpload {
+	/** The pre-signed PUT address the service handed out. */
+	signedRequest: string;
+	fileName: string;
+	/** The media type the address was signed for; sent as Content-Type. */
+	fileType: string;
+	fileSize: number;
+	/** The bytes: a stream (filesystem/S3 binary data) or a buffer (inline binary data). */
+	body: BinaryStream | Buffer;
+}
+
+/** The code and message of an S3-style XML error body, e.g. `<Code>AccessDenied</Code><Message>...</Message>`. */
+export function describeStorageError(body: unknown): string {
+	const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : '';
+	const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
+	const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
+	if (code || message) return [code, message].filter(Boolean).join(': ');
+	return text.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 300);
+}
+
+/**
+ * PUTs a file to a pre-signed storage address. The address is its own authorisation: this sends no Authorization
+ * header and no token, only the bytes with the Content-Type that was announced and the Content-Length. Streams are
+ * piped through, never held in memory.
+ */
+export async function putToStorage(this: IExecuteFunctions, upload: StorageUpload, itemIndex: number): Promise<void> {
+	const node = this.getNode();
+	const fail = (message: string, httpCode?: number) =>
+		new NodeApiError(node, { message } as JsonObject, {
+			message,
+			description: `The file was sent straight to the object storage (${new URL(upload.signedRequest).origin}), not to the service.`,
+			httpCode: httpCode === undefined ? undefined : String(httpCode),
+			itemIndex,
+		});
+
+	const request: IHttpRequestOptions = {
+		method: 'PUT',
+		url: upload.signedRequest,
+		headers: { 'Content-Type': upload.fileType, 'Content-Length': String(upload.fileSize) },
+		body: upload.body as IHttpRequestOptions['body'],
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		// Following a redirect would make the HTTP client keep a copy of the whole body to replay it.
+		disableFollowRedirect: true,
+		encoding: 'text',
+		timeout: UPLOAD_IDLE_TIMEOUT_MS,
+	};
+
+	let response: IN8nHttpFullResponse;
+	try {
+		response = (await this.helpers.httpRequest(request)) as IN8nHttpFullResponse;
+	} catch (error) {
+		throw fail(
+			`Uploading "${upload.fileName}" to the storage failed: ${connectionProblem(connectionErrorCode(error))} before the upload completed. The file is not stored; run the step again.`,
+		);
+	}
+	if (response.statusCode >= 200 && response.statusCode < 300) return;
+
+	const said = describeStorageError(response.body);
+	throw fail(
+		`Uploading "${upload.fileName}" to the storage failed (HTTP ${response.statusCode})${said ? `: ${said}` : ''}. The upload address may have expired or been signed for another file type; run the step again to get a new one.`,
+		response.statusCode,
+	);
+}
