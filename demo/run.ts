@@ -12,8 +12,8 @@ interface Demo {
 	run: Omit<RunWorkflowOptions, 'credentials'>;
 	/** The node whose output is shown. */
 	show: string;
-	/** Only these fields of each output item are printed (all when not given). */
-	fields?: string[];
+	/** What of each output item is printed (all of it when not given). */
+	view?: (json: IDataObject) => unknown;
 }
 
 const crmContacts: INodeExecutionData[] = [
@@ -56,7 +56,8 @@ const demos: Demo[] = [
 			items: sheetRows,
 		},
 		show: 'Register product',
-		fields: ['id', 'productName', 'customerEmail', 'serialNumbers', 'purchaseDate', 'customer'],
+		view: ({ id, productName, customerEmail, serialNumbers, purchaseDate, customer }) =>
+			({ id, productName, customerEmail, serialNumbers, purchaseDate, customer }),
 	},
 	{
 		title: "Look up each CRM contact's registrations, then approve them",
@@ -87,7 +88,7 @@ const demos: Demo[] = [
 			items: crmContacts,
 		},
 		show: 'Approve',
-		fields: ['id', 'productName', 'customerEmail', 'status', 'isPublic'],
+		view: ({ id, productName, customerEmail, status, isPublic }) => ({ id, productName, customerEmail, status, isPublic }),
 	},
 	{
 		title: 'A bad row does not stop the run (Continue On Fail)',
@@ -101,6 +102,45 @@ const demos: Demo[] = [
 			items: [crmContacts[1], { json: { contact: 'Typo', email: 'ann.lee at example' } }],
 		},
 		show: 'Registrations of contact',
+	},
+	{
+		title: 'Upload a receipt and attach it to a status change',
+		story: 'A form sent a receipt: Upload File stores it, Change Status attaches its URL to registration R000001.',
+		run: {
+			workflow: {
+				nodes: [
+					node('Upload receipt', { resource: 'file', operation: 'upload' }),
+					node('Receipt received', {
+						resource: 'registration',
+						operation: 'updateStatus',
+						registrationId: 'R000001',
+						status: 'receipt received',
+						isPublic: true,
+						additionalFields: { assetsJson: '={{ [{ name: $json.fileName, url: $json.url }] }}' },
+					}),
+				],
+				connections: { 'Upload receipt': { main: [[{ node: 'Receipt received', type: 'main', index: 0 }]] } },
+			},
+			startNode: 'Upload receipt',
+			items: [
+				{
+					json: { order: 1001 },
+					binary: {
+						data: {
+							data: Buffer.from('%PDF-1.4\nReceipt for order 1001: Kettle K1, $49.00\n%%EOF\n').toString('base64'),
+							fileName: 'receipt-1001.pdf',
+							mimeType: 'application/pdf',
+						},
+					},
+				},
+			],
+		},
+		show: 'Receipt received',
+		view: ({ id, status, statusHistory }) => ({
+			id,
+			status,
+			assets: (statusHistory as IDataObject[]).at(-1)?.assets,
+		}),
 	},
 	{
 		title: 'Import serial numbers in bulk',
@@ -137,9 +177,8 @@ const demos: Demo[] = [
 	},
 ];
 
-function summarize(json: IDataObject, fields?: string[]): string {
-	const shown = fields && json.error === undefined ? Object.fromEntries(fields.map((field) => [field, json[field]])) : json;
-	const text = JSON.stringify(shown);
+function summarize(json: IDataObject, view?: Demo['view']): string {
+	const text = JSON.stringify(view && json.error === undefined ? view(json) : json);
 	return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 
@@ -159,7 +198,7 @@ async function main(): Promise<void> {
 			const items = result.outputs[demo.show] ?? [];
 			for (const item of items.slice(0, 6)) {
 				const from = (item.pairedItem as { item: number } | undefined)?.item;
-				console.log(`   from input ${from}: ${summarize(item.json, demo.fields)}`);
+				console.log(`   from input ${from}: ${summarize(item.json, demo.view)}`);
 			}
 			if (items.length > 6) console.log(`   ... and ${items.length - 6} more`);
 			if (result.error) {
