@@ -70,7 +70,7 @@ describe('registration: Update', () => {
 			credentials: credentials(),
 		});
 
-		expect(result.error?.message).toBe('The service answered HTTP 404: Registration R404 not found');
+		expect(result.error?.message).toBe('The service has no registration "R404" (HTTP 404: Registration R404 not found)');
 		expect((result.error as { httpCode?: string }).httpCode).toBe('404');
 	});
 
@@ -202,7 +202,7 @@ describe('registration: Delete', () => {
 		});
 
 		expect(result.items).toEqual([
-			{ json: { error: 'The service answered HTTP 404: Registration R404 not found' }, pairedItem: { item: 0 } },
+			{ json: { error: 'The service has no registration "R404" (HTTP 404: Registration R404 not found)' }, pairedItem: { item: 0 } },
 			{ json: { deleted: true, registrationId: id }, pairedItem: { item: 1 } },
 			{ json: { error: 'The Registration ID of item 2 is empty' }, pairedItem: { item: 2 } },
 		]);

@@ -56,11 +56,12 @@ describe('service failures through the engine', () => {
 	});
 
 	test('an HTML error page becomes one readable line', async () => {
-		sandbox().faultQueue.push({ status: 503, body: '<html><body><h1>Service Unavailable</h1></body></html>' });
+		sandbox().faultQueue.push({ status: 500, body: '<html><body><h1>Internal Server Error</h1><p>Try later</p></body></html>' });
 
 		const result = await runNode({ parameters: listRegistrations, credentials: credentials() });
 
-		expect(result.error?.message).toBe('The service answered HTTP 503: Service Unavailable');
+		expect(result.error?.message).toBe('The service answered HTTP 500: Internal Server Error Try later');
+		expect(sandbox().requests).toHaveLength(1);
 	});
 
 	test('a service message that echoes the token never shows it', async () => {
@@ -94,12 +95,15 @@ describe('service failures through the engine', () => {
 		await new Promise((resolve) => closed.close(resolve));
 
 		const result = await runNode({
-			parameters: listRegistrations,
+			parameters: { ...listRegistrations, options: { retryDelay: 1 } },
 			credentials: { ...credentials(), baseUrl: `http://127.0.0.1:${port}` },
 		});
 
 		expect(result.error?.message).toBe(
-			`Could not connect to the service at http://127.0.0.1:${port}: the connection was refused. Check the Base URL in the credential and that the service is running.`,
+			`Could not reach the service at http://127.0.0.1:${port}: the connection was refused, after 4 attempts`,
+		);
+		expect(result.error?.description).toBe(
+			'Check the Base URL in the credential and that the service is running. Request: GET /api/registrations',
 		);
 	});
 

@@ -14,8 +14,8 @@ type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Promise<IDa
 interface BatchOperation {
 	/** The entry one input item contributes; bad input throws a NodeOperationError for that item. */
 	toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject;
-	/** Sends one batch and returns one result per entry, in order. */
-	sendBatch(this: IExecuteFunctions, entries: IDataObject[], firstItemIndex: number): Promise<IDataObject[]>;
+	/** Sends one batch (the entries of these input items) and returns one result per entry, in order. */
+	sendBatch(this: IExecuteFunctions, entries: IDataObject[], itemIndexes: number[]): Promise<IDataObject[]>;
 }
 
 /** resource -> operation; the names are the values saved in workflows. */
@@ -115,7 +115,7 @@ async function runBatched(
 			const results = await operation.sendBatch.call(
 				this,
 				batch.map(({ entry }) => entry),
-				batch[0].itemIndex,
+				batch.map(({ itemIndex }) => itemIndex),
 			);
 			batch.forEach(({ itemIndex }, position) => {
 				output[itemIndex] = { json: results[position], pairedItem: { item: itemIndex } };

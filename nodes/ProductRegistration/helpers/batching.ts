@@ -18,3 +18,12 @@ export function resultPerEntry(body: unknown, key: string, entries: IDataObject[
 	const answered = listFromBody(body, key);
 	return answered.length === entries.length ? answered : entries;
 }
+
+/** Names a batch in messages, e.g. "the 100 registrations of items 200 to 299". */
+export function batchDescription(record: string, itemIndexes: number[]): string {
+	const first = itemIndexes[0];
+	const last = itemIndexes[itemIndexes.length - 1];
+	return itemIndexes.length === 1
+		? `the ${record} of item ${first}`
+		: `the ${itemIndexes.length} ${record}s of items ${first} to ${last}`;
+}

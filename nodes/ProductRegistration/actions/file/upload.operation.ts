@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { requiredText } from '../../helpers/values';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
+import { optionsCollection } from '../requestOptions';
 import { prepareUpload, upload } from './fileUpload';
 
 const properties: INodeProperties[] = [
@@ -15,31 +16,24 @@ const properties: INodeProperties[] = [
 		hint: 'The name of the input binary field containing the file to upload',
 		description: 'Binary property of the input item that holds the file, e.g. a receipt image',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'File Name',
-				name: 'fileName',
-				type: 'string',
-				default: '',
-				placeholder: 'receipt-1001.pdf',
-				description: "Name to store the file under, instead of the binary's own file name",
-			},
-			{
-				displayName: 'File Type',
-				name: 'fileType',
-				type: 'string',
-				default: '',
-				placeholder: 'application/pdf',
-				description: "Media type to store the file as, instead of the binary's own",
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'File Name',
+			name: 'fileName',
+			type: 'string',
+			default: '',
+			placeholder: 'receipt-1001.pdf',
+			description: "Name to store the file under, instead of the binary's own file name",
+		},
+		{
+			displayName: 'File Type',
+			name: 'fileType',
+			type: 'string',
+			default: '',
+			placeholder: 'application/pdf',
+			description: "Media type to store the file as, instead of the binary's own",
+		},
+	]),
 ];
 
 export const description = displayFor('file', 'upload', properties);

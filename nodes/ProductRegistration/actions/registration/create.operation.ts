@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { resultPerEntry } from '../../helpers/batching';
+import { batchDescription, resultPerEntry } from '../../helpers/batching';
 import { optionalText } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { batchSizeOption } from '../batchOptions';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
+import { optionsCollection } from '../requestOptions';
 import { coreFieldProperties, extraFieldProperties, readCoreFields, readExtraFields } from './registrationFields';
 
 const REQUIRED_FIELDS = ['productName', 'customerEmail'];
@@ -76,14 +77,7 @@ const properties: INodeProperties[] = [
 			...extraFieldProperties,
 		],
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [batchSizeOption('registrations')],
-	},
+	optionsCollection([batchSizeOption('registrations')]),
 ];
 
 export const description = displayFor('registration', 'create', properties);
@@ -129,12 +123,12 @@ export function toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject
 export async function sendBatch(
 	this: IExecuteFunctions,
 	registrations: IDataObject[],
-	firstItemIndex: number,
+	itemIndexes: number[],
 ): Promise<IDataObject[]> {
 	const { body } = await serviceRequest.call(
 		this,
-		{ method: 'POST', path: 'registrations', body: { registrations } },
-		firstItemIndex,
+		{ method: 'POST', path: 'registrations', body: { registrations }, creates: batchDescription('registration', itemIndexes) },
+		itemIndexes[0],
 	);
 	return resultPerEntry(body, 'registrations', registrations);
 }

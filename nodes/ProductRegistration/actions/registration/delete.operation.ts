@@ -3,13 +3,18 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
+import { optionsCollection } from '../requestOptions';
 import { readRegistrationId, registrationIdProperty, registrationPath } from './registrationFields';
 
-export const description = displayFor('registration', 'delete', [registrationIdProperty]);
+export const description = displayFor('registration', 'delete', [registrationIdProperty, optionsCollection()]);
 
 /** DELETE /api/registrations/:regId; a 200 means it is gone. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const registrationId = readRegistrationId(new ItemInput(this, itemIndex));
-	await serviceRequest.call(this, { method: 'DELETE', path: registrationPath(registrationId) }, itemIndex);
+	await serviceRequest.call(
+		this,
+		{ method: 'DELETE', path: registrationPath(registrationId), names: `registration "${registrationId}"` },
+		itemIndex,
+	);
 	return { deleted: true, registrationId };
 }

@@ -4,6 +4,7 @@ import { booleanValue, listFromBody, optionalEmail, optionalText, positiveWholeN
 import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
+import { optionsCollection } from '../requestOptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -55,6 +56,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
+	optionsCollection(),
 ];
 
 export const description = displayFor('registration', 'getAll', properties);

@@ -4,6 +4,7 @@ import { asObject } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
+import { optionsCollection } from '../requestOptions';
 import {
 	coreFieldProperties,
 	extraFieldProperties,
@@ -24,6 +25,7 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [...coreFieldProperties, ...extraFieldProperties],
 	},
+	optionsCollection(),
 ];
 
 export const description = displayFor('registration', 'update', properties);
@@ -42,7 +44,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	const { body } = await serviceRequest.call(
 		this,
-		{ method: 'PUT', path: registrationPath(registrationId), body: { registration } },
+		{
+			method: 'PUT',
+			path: registrationPath(registrationId),
+			body: { registration },
+			names: `registration "${registrationId}"`,
+		},
 		itemIndex,
 	);
 	// The answer of an update is not specified; without a body, report what was changed.

@@ -12,6 +12,7 @@ import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
 import { prepareUpload, upload } from '../file/fileUpload';
 import { ItemInput } from '../itemInput';
+import { optionsCollection } from '../requestOptions';
 import { readRegistrationId, registrationIdProperty, registrationPath } from './registrationFields';
 
 const properties: INodeProperties[] = [
@@ -87,10 +88,11 @@ const properties: INodeProperties[] = [
 				default: '',
 				placeholder: 'data, photo',
 				description:
-					"Binary fields of the input item (comma-separated) to upload first and attach as assets, named by their file names. Added after the other assets.",
+					'Binary fields of the input item (comma-separated) to upload first and attach as assets, named by their file names. Added after the other assets.',
 			},
 		],
 	},
+	optionsCollection(),
 ];
 
 export const description = displayFor('registration', 'updateStatus', properties);
@@ -115,7 +117,7 @@ function readAssets(input: ItemInput, additional: IDataObject): IDataObject[] {
 /** POST /api/registrations/:regId/status; the answer is the updated registration. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const input = new ItemInput(this, itemIndex);
-	const path = `${registrationPath(readRegistrationId(input))}/status`;
+	const registrationId = readRegistrationId(input);
 	const status = input.parameter('status', 'Status', requiredText);
 	const isPublic = input.parameter('isPublic', 'Visible to Customer', booleanValue);
 	const additional = input.collection('additionalFields');
@@ -133,6 +135,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	if (assets.length > 0) body.assets = assets;
 
-	const response = await serviceRequest.call(this, { method: 'POST', path, body }, itemIndex);
+	const response = await serviceRequest.call(
+		this,
+		{
+			method: 'POST',
+			path: `${registrationPath(registrationId)}/status`,
+			body,
+			creates: `the status change to "${status}"`,
+			names: `registration "${registrationId}"`,
+		},
+		itemIndex,
+	);
 	return asObject(response.body);
 }

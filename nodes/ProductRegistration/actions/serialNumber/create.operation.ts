@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { resultPerEntry } from '../../helpers/batching';
+import { batchDescription, resultPerEntry } from '../../helpers/batching';
 import { optionalText, optionalTextList, requiredText } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { batchSizeOption } from '../batchOptions';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
+import { optionsCollection } from '../requestOptions';
 import { serialNumberProperty } from './serialNumberFields';
 
 const properties: INodeProperties[] = [
@@ -27,14 +28,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Tags given to the customer who registers this serial number: comma-separated text, or a list from an expression',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [batchSizeOption('serial numbers')],
-	},
+	optionsCollection([batchSizeOption('serial numbers')]),
 ];
 
 export const description = displayFor('serialNumber', 'create', properties);
@@ -54,12 +48,17 @@ export function toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject
 export async function sendBatch(
 	this: IExecuteFunctions,
 	serialNumbers: IDataObject[],
-	firstItemIndex: number,
+	itemIndexes: number[],
 ): Promise<IDataObject[]> {
 	const { body } = await serviceRequest.call(
 		this,
-		{ method: 'POST', path: 'serial_numbers', body: { serialNumbers } },
-		firstItemIndex,
+		{
+			method: 'POST',
+			path: 'serial_numbers',
+			body: { serialNumbers },
+			creates: batchDescription('serial number', itemIndexes),
+		},
+		itemIndexes[0],
 	);
 	return resultPerEntry(body, 'serialNumbers', serialNumbers);
 }

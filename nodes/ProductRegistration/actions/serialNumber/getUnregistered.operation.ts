@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { asObject } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
+import { optionsCollection } from '../requestOptions';
 
 /**
  * The service picks an unregistered serial at random and reserves nothing, so it may offer a serial again that an
@@ -18,6 +19,7 @@ export const description = displayFor('serialNumber', 'getUnregistered', [
 		type: 'notice',
 		default: '',
 	},
+	optionsCollection(),
 ]);
 
 /**

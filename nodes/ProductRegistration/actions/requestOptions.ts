@@ -1,0 +1,46 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { DEFAULT_REQUEST_POLICY, MAX_RETRIES } from '../transport/serviceRequest';
+
+/** How requests to the service behave; every operation offers these under Options. */
+const requestOptionProperties: INodeProperties[] = [
+	{
+		displayName: 'Retries',
+		name: 'maxRetries',
+		type: 'number',
+		typeOptions: { minValue: 0, maxValue: MAX_RETRIES },
+		default: DEFAULT_REQUEST_POLICY.maxRetries,
+		description:
+			'How often to repeat a request that failed for a passing reason: rate limit (429), 502/503/504, a lost connection or a timeout. A request that creates something is repeated only when the service cannot have acted on it (429, or a refused connection), so nothing is ever created twice.',
+	},
+	{
+		displayName: 'Retry Wait (Ms)',
+		name: 'retryDelay',
+		type: 'number',
+		typeOptions: { minValue: 0 },
+		default: DEFAULT_REQUEST_POLICY.retryDelayMs,
+		description:
+			'Wait before the first repeat, in milliseconds; it doubles with each further repeat, with some randomness. A wait the service asks for (Retry-After) is honoured instead, up to 60 seconds.',
+	},
+	{
+		displayName: 'Timeout (Ms)',
+		name: 'timeout',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: DEFAULT_REQUEST_POLICY.timeoutMs,
+		description:
+			'How long to wait for the service to answer, in milliseconds, before giving up on a request (file uploads to the storage have their own, longer limit)',
+	},
+];
+
+/** The `options` collection of an operation: its own options, then the request options. */
+export function optionsCollection(ownOptions: INodeProperties[] = []): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...ownOptions, ...requestOptionProperties],
+	};
+}
