@@ -81,9 +81,13 @@ export class ObjectStorage {
 		this.cutNextPutAfterBytes = undefined;
 	}
 
-	/** A new object key for an upload, unique so two uploads of "receipt.pdf" never overwrite each other. */
+	/**
+	 * A new object key for an upload, unique so two uploads of "receipt.pdf" never overwrite each other. The name is
+	 * made safe as a single path part of bounded length, as storage keys (and this storage's files) need.
+	 */
 	newKey(fileName: string): string {
-		return `uploads/${randomBytes(8).toString('hex')}/${fileName}`;
+		const safeName = fileName.replace(/[/\\\u0000-\u001f]/g, '_').replace(/^\.+$/, '_').slice(-200) || '_';
+		return `uploads/${randomBytes(8).toString('hex')}/${safeName}`;
 	}
 
 	/** The address of an object once it is stored (what the service answers as `url`). */

@@ -82,6 +82,9 @@ export class SandboxState {
 
 	readonly serialNumbers = new Map<string, StoredSerialNumber>();
 
+	/** How often each serial number was created: more than once means a client sent the same creation twice. */
+	readonly serialCreations = new Map<string, number>();
+
 	private nextRegistrationNumber = 1;
 
 	/** Picks among unregistered serials; tests may make it deterministic. */
@@ -225,6 +228,7 @@ export class SandboxState {
 				registrationId: null,
 			};
 			this.serialNumbers.set(serial.serialNumber, serial);
+			this.serialCreations.set(serial.serialNumber, (this.serialCreations.get(serial.serialNumber) ?? 0) + 1);
 			return serial;
 		});
 		return { serialNumbers: created };

@@ -104,7 +104,7 @@ describe('serial number: Create', () => {
 			items: sheetRows(1),
 		});
 
-		expect(result.error?.message).toBe('The Batch Size must be a whole number from 1 to 1000, not 0');
+		expect(result.error?.message).toBe('The Batch Size option of item 0 must be a whole number from 1 to 1000, not 0');
 	});
 });
 

@@ -82,7 +82,8 @@ function readBatchSize(context: IExecuteFunctions): number {
 	if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
 		throw new NodeOperationError(
 			context.getNode(),
-			`The Batch Size must be a whole number from 1 to ${MAX_BATCH_SIZE}, not ${JSON.stringify(batchSize)}`,
+			`The Batch Size option of item 0 must be a whole number from 1 to ${MAX_BATCH_SIZE}, not ${JSON.stringify(batchSize)}`,
+			{ itemIndex: 0 },
 		);
 	}
 	return batchSize;
