@@ -191,6 +191,7 @@ test('fault injection: nothing lost, nothing duplicated, no token leaked', async
 	const totalWeight = FAULTS.reduce((sum, [weight]) => sum + weight, 0);
 	const faultedKeys = new Set<string>();
 	const faultCounts = new Map<string, number>();
+	const errorCauses = new Map<string, number>();
 	let runKey = '';
 	sandbox().state.random = seededRandom(SEED + 1);
 
@@ -226,7 +227,11 @@ test('fault injection: nothing lost, nothing duplicated, no token leaked', async
 				inputs.forEach(({ key: opKey }, index) => {
 					const outputs = outputsPerItem.get(index) ?? [];
 					if (outputs.length !== 1) summary.itemsLost += 1;
-					else if (outputs[0].json.error !== undefined) summary.errorItems += 1;
+					else if (outputs[0].json.error !== undefined) {
+						summary.errorItems += 1;
+						const cause = String(outputs[0].json.error).replace(/:.*$|\d+/g, '').slice(0, 40);
+						errorCauses.set(cause, (errorCauses.get(cause) ?? 0) + 1);
+					}
 					else if (faultedKeys.has(opKey)) summary.succeededAfterRetry += 1;
 				});
 				const shown = JSON.stringify(result.items) + JSON.stringify(result.error ?? null);
@@ -260,7 +265,9 @@ test('fault injection: nothing lost, nothing duplicated, no token leaked', async
 		`${summary.succeededAfterRetry} succeeded after retry, ${summary.errorItems} error items, ` +
 		`${summary.itemsLost} items lost, ${summary.duplicates} duplicate creations, ${summary.tokenLeaks} token leaks ` +
 		`(in outputs, errors and ${logs.lines.length} captured log lines)`;
-	process.stdout.write(`\n${line}\nfaults by kind: ${JSON.stringify(Object.fromEntries(faultCounts))}\n`);
+	process.stdout.write(
+		`\n${line}\nfaults by kind: ${JSON.stringify(Object.fromEntries(faultCounts))}\nerror items by cause: ${JSON.stringify(Object.fromEntries(errorCauses))}\n`,
+	);
 
 	expect(logs.lines.length).toBeGreaterThan(0);
 	expect(summary.operations).toBeGreaterThanOrEqual(9 * OPERATIONS_PER_KIND);
