@@ -69,6 +69,11 @@ export class Sandbox {
 	/** Waited before every request is handled: the round trip of a real service. */
 	latencyMs = 0;
 
+	/** Requests being handled right now, and the most there were at once. */
+	inFlight = 0;
+
+	peakInFlight = 0;
+
 	/** Faults played on the next requests, first in first out. */
 	readonly faultQueue: Fault[] = [];
 
@@ -118,6 +123,7 @@ export class Sandbox {
 		this.faultQueue.length = 0;
 		this.faultPlan = undefined;
 		this.latencyMs = 0;
+		this.peakInFlight = 0;
 	}
 
 	/** Requests made to one endpoint, e.g. `requestsTo('GET', '/api/registrations')`. */
@@ -132,6 +138,16 @@ export class Sandbox {
 	}
 
 	private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+		this.inFlight += 1;
+		this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
+		try {
+			await this.answer(request, response);
+		} finally {
+			this.inFlight -= 1;
+		}
+	}
+
+	private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
 		const rawBody = await readBody(request);
 		const parsedUrl = new URL(request.url ?? '/', 'http://sandbox');
 		const recorded: RecordedRequest = {

@@ -33,6 +33,20 @@ const requestOptionProperties: INodeProperties[] = [
 	},
 ];
 
+/** Requests in flight at once for operations that send one request per item; halved while the service answers 429. */
+export const DEFAULT_CONCURRENCY = 20;
+export const MAX_CONCURRENCY = 100;
+
+export const concurrencyOption: INodeProperties = {
+	displayName: 'Concurrency',
+	name: 'concurrency',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
+	default: DEFAULT_CONCURRENCY,
+	description:
+		'How many items to process at once, each with its own request. Output order and item links are kept. When the service answers 429 (too many requests) the node halves this, and raises it again as requests succeed.',
+};
+
 /** The `options` collection of an operation: its own options, then the request options. */
 export function optionsCollection(ownOptions: INodeProperties[] = []): INodeProperties {
 	return {

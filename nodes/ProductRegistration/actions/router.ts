@@ -2,7 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { inBatches } from '../helpers/batching';
+import { Pace, runPaced } from '../helpers/pace';
+import { requestPace } from '../transport/serviceRequest';
 import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batchOptions';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './requestOptions';
 import * as file from './file/File.resource';
 import * as registration from './registration/Registration.resource';
 import * as serialNumber from './serialNumber/SerialNumber.resource';
@@ -56,37 +59,53 @@ function errorItem(error: Error, itemIndex: number): INodeExecutionData {
 	return { json: { error: error.message }, pairedItem: { item: itemIndex } };
 }
 
+/** A whole-number option read once for the run (from item 0), since it shapes how all items are sent. */
+function readRunOption(context: IExecuteFunctions, name: string, label: string, fallback: number, max: number): number {
+	const value = context.getNodeParameter(`options.${name}`, 0, fallback) as unknown;
+	if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`The ${label} option of item 0 must be a whole number from 1 to ${max}, not ${JSON.stringify(value)}`,
+			{ itemIndex: 0 },
+		);
+	}
+	return value;
+}
+
+/**
+ * Up to Concurrency items at once, each its own request; outputs keep the input order. Without Continue On Fail
+ * the first failure stops new items from starting, and the failure of the earliest item is the one reported.
+ */
 async function runPerItem(
 	this: IExecuteFunctions,
 	execute: ItemOperation,
 	itemCount: number,
 ): Promise<INodeExecutionData[]> {
-	const output: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
+	const concurrency = readRunOption(this, 'concurrency', 'Concurrency', DEFAULT_CONCURRENCY, MAX_CONCURRENCY);
+	const pace = requestPace.of(this, () => new Pace(concurrency));
+	const continueOnFail = this.continueOnFail();
+	const outputs: INodeExecutionData[][] = new Array(itemCount);
+	const failures: Error[] = [];
+
+	await runPaced(itemCount, pace, async (itemIndex) => {
 		try {
 			const result = await execute.call(this, itemIndex);
-			for (const json of Array.isArray(result) ? result : [result]) {
-				output.push({ json, pairedItem: { item: itemIndex } });
-			}
+			outputs[itemIndex] = (Array.isArray(result) ? result : [result]).map((json) => ({
+				json,
+				pairedItem: { item: itemIndex },
+			}));
+			return 'continue';
 		} catch (error) {
 			const itemError = asItemError(this, error, itemIndex);
-			if (!this.continueOnFail()) throw itemError;
-			output.push(errorItem(itemError, itemIndex));
+			outputs[itemIndex] = [errorItem(itemError, itemIndex)];
+			failures[itemIndex] = itemError;
+			return continueOnFail ? 'continue' : 'stop';
 		}
-	}
-	return output;
-}
+	});
 
-function readBatchSize(context: IExecuteFunctions): number {
-	const batchSize = context.getNodeParameter('options.batchSize', 0, DEFAULT_BATCH_SIZE) as number;
-	if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`The Batch Size option of item 0 must be a whole number from 1 to ${MAX_BATCH_SIZE}, not ${JSON.stringify(batchSize)}`,
-			{ itemIndex: 0 },
-		);
-	}
-	return batchSize;
+	const firstFailure = failures.find((failure) => failure !== undefined);
+	if (firstFailure && !continueOnFail) throw firstFailure;
+	return outputs.flat();
 }
 
 /**
@@ -98,7 +117,7 @@ async function runBatched(
 	operation: BatchOperation,
 	itemCount: number,
 ): Promise<INodeExecutionData[]> {
-	const batchSize = readBatchSize(this);
+	const batchSize = readRunOption(this, 'batchSize', 'Batch Size', DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE);
 	const output: INodeExecutionData[] = new Array(itemCount);
 	const pending: Array<{ itemIndex: number; entry: IDataObject }> = [];
 	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {

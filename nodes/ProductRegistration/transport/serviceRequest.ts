@@ -8,7 +8,15 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
+import { executionScoped } from '../helpers/executionScope';
+import type { Pace } from '../helpers/pace';
 import { connectionErrorCode, connectionProblem } from './connectionErrors';
+
+/**
+ * The pace of the current run of the node, when it sends requests concurrently: a 429 slows the whole run down,
+ * successes speed it up again.
+ */
+export const requestPace = executionScoped<Pace>();
 
 export const CREDENTIAL_TYPE = 'productRegistrationApi';
 
@@ -299,7 +307,11 @@ export async function serviceRequest(
 		}
 		const outcome: ServiceResponse | PassingFailure =
 			'statusCode' in answer ? judgeResponse(answer, request, mayHaveActed, token, fail) : answer;
-		if (!isPassingFailure(outcome)) return outcome;
+		if (!isPassingFailure(outcome)) {
+			requestPace.peek(this)?.speedUp();
+			return outcome;
+		}
+		if (outcome.httpCode === '429') requestPace.peek(this)?.slowDown();
 
 		if (request.creates !== undefined && !outcome.notActedOn) {
 			throw fail(

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { requiredText } from '../../helpers/values';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
-import { optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../requestOptions';
 import { prepareUpload, upload } from './fileUpload';
 
 const properties: INodeProperties[] = [
@@ -33,6 +33,7 @@ const properties: INodeProperties[] = [
 			placeholder: 'application/pdf',
 			description: "Media type to store the file as, instead of the binary's own",
 		},
+		concurrencyOption,
 	]),
 ];
 

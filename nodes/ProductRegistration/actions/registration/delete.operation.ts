@@ -3,10 +3,13 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
-import { optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../requestOptions';
 import { readRegistrationId, registrationIdProperty, registrationPath } from './registrationFields';
 
-export const description = displayFor('registration', 'delete', [registrationIdProperty, optionsCollection()]);
+export const description = displayFor('registration', 'delete', [
+	registrationIdProperty,
+	optionsCollection([concurrencyOption]),
+]);
 
 /** DELETE /api/registrations/:regId; a 200 means it is gone. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

@@ -4,7 +4,7 @@ import { booleanValue, listFromBody, optionalEmail, optionalText, positiveWholeN
 import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
-import { optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../requestOptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -56,7 +56,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	optionsCollection(),
+	optionsCollection([concurrencyOption]),
 ];
 
 export const description = displayFor('registration', 'getAll', properties);

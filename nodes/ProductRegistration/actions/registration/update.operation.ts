@@ -4,7 +4,7 @@ import { asObject } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
-import { optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../requestOptions';
 import {
 	coreFieldProperties,
 	extraFieldProperties,
@@ -25,7 +25,7 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [...coreFieldProperties, ...extraFieldProperties],
 	},
-	optionsCollection(),
+	optionsCollection([concurrencyOption]),
 ];
 
 export const description = displayFor('registration', 'update', properties);

@@ -12,7 +12,7 @@ import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
 import { prepareUpload, upload } from '../file/fileUpload';
 import { ItemInput } from '../itemInput';
-import { optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../requestOptions';
 import { readRegistrationId, registrationIdProperty, registrationPath } from './registrationFields';
 
 const properties: INodeProperties[] = [
@@ -92,7 +92,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	optionsCollection(),
+	optionsCollection([concurrencyOption]),
 ];
 
 export const description = displayFor('registration', 'updateStatus', properties);

@@ -4,12 +4,12 @@ import { asObject, pathSegmentText } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
-import { optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../requestOptions';
 import { serialNumberPath, serialNumberProperty } from './serialNumberFields';
 
 export const description = displayFor('serialNumber', 'get', [
 	{ ...serialNumberProperty, description: `${serialNumberProperty.description}. The output says found: true or false.` },
-	optionsCollection(),
+	optionsCollection([concurrencyOption]),
 ]);
 
 /** GET /api/serial_numbers/{serialNumber}: 200 is the serial's data, 204 means the service does not know it. */

@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { executionScoped } from '../../helpers/executionScope';
 import { asObject } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
-import { optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../requestOptions';
 
 /**
  * The service picks an unregistered serial at random and reserves nothing, so it may offer a serial again that an
@@ -19,14 +20,11 @@ export const description = displayFor('serialNumber', 'getUnregistered', [
 		type: 'notice',
 		default: '',
 	},
-	optionsCollection(),
+	optionsCollection([concurrencyOption]),
 ]);
 
-/**
- * Serials handed out so far, per execution. Keyed by the execution's context object, so the memory lives exactly as
- * long as one run of the node and nothing is shared between executions or workers.
- */
-const handedOutByExecution = new WeakMap<IExecuteFunctions, Set<string>>();
+/** Serials handed out so far in this run of the node. */
+const handedOut = executionScoped<Set<string>>();
 
 /** What identifies the serial in the service's answer (its fields are not specified). */
 function serialIdentity(serial: IDataObject): string {
@@ -38,18 +36,14 @@ function serialIdentity(serial: IDataObject): string {
 
 /** GET /api/serial_number: a random unregistered serial not yet given to another item of this execution. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	let handedOut = handedOutByExecution.get(this);
-	if (!handedOut) {
-		handedOut = new Set();
-		handedOutByExecution.set(this, handedOut);
-	}
+	const alreadyGiven = handedOut.of(this, () => new Set());
 	for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
 		const { statusCode, body } = await serviceRequest.call(this, { method: 'GET', path: 'serial_number' }, itemIndex);
 		if (statusCode === 204) return { found: false, message: 'The service has no unregistered serial number left' };
 		const serial = asObject(body);
 		const identity = serialIdentity(serial);
-		if (!handedOut.has(identity)) {
-			handedOut.add(identity);
+		if (!alreadyGiven.has(identity)) {
+			alreadyGiven.add(identity);
 			return { ...serial, found: true };
 		}
 	}

@@ -1,0 +1,21 @@
+/**
+ * State that lives exactly as long as one run of the node: keyed by the run's context object, so it is dropped with
+ * it and nothing is ever shared between executions, or between the workers of a queue-mode n8n.
+ */
+export function executionScoped<T>(): {
+	of(context: object, create: () => T): T;
+	peek(context: object): T | undefined;
+} {
+	const states = new WeakMap<object, T>();
+	return {
+		of(context, create) {
+			let state = states.get(context);
+			if (state === undefined) {
+				state = create();
+				states.set(context, state);
+			}
+			return state;
+		},
+		peek: (context) => states.get(context),
+	};
+}
