@@ -2,6 +2,8 @@
 export interface Measurement<T> {
 	result: T;
 	wallMs: number;
+	/** CPU time this process spent during the run (user + system). */
+	cpuMs: number;
 	/** Peak resident memory during the run minus resident memory just before it, in bytes. */
 	peakMemoryGrowth: number;
 }
@@ -23,11 +25,14 @@ export async function measure<T>(work: () => Promise<T>): Promise<Measurement<T>
 		peak = Math.max(peak, process.memoryUsage().rss);
 	}, 5);
 	const started = process.hrtime.bigint();
+	const cpuBefore = process.cpuUsage();
 	try {
 		const result = await work();
 		const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+		const cpu = process.cpuUsage(cpuBefore);
+		const cpuMs = (cpu.user + cpu.system) / 1000;
 		peak = Math.max(peak, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
-		return { result, wallMs, peakMemoryGrowth: Math.max(0, peak - rssBefore) };
+		return { result, wallMs, cpuMs, peakMemoryGrowth: Math.max(0, peak - rssBefore) };
 	} finally {
 		clearInterval(sampler);
 	}

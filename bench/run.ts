@@ -2,39 +2,50 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import type { RunFigures, Way } from './cases';
+import { CASES, LATENCY_MS, measureCase } from './cases';
 import type { Measurement } from './measure';
 import { MiB } from './measure';
 import type { UploadWay } from './upload';
 import { measureUpload } from './upload';
 
 /**
- * `npm run bench [-- --json]`: measures the node through n8n's engine against the sandbox. Every measurement runs
- * in a fresh child process, so one run's memory peak cannot hide in another's.
+ * `npm run bench [-- --json] [-- --only <case id>]`: runs the node through n8n's engine against the sandbox (with
+ * 20 ms of latency per request) and compares each case with the naive way and the floor the machine allows. Every
+ * measurement runs in a fresh child process, so one run's memory peak cannot hide in another's.
  */
 
 const UPLOAD_SIZE = 1024 * MiB;
 
+interface Target {
+	target: string;
+	met: boolean;
+	measured: string;
+}
+
 interface Row {
+	id: string;
 	case: string;
 	requests: number;
 	wallMs: number;
 	peakMemoryGrowthMiB: number;
-	naive: { how: string; wallMs: number; peakMemoryGrowthMiB: number };
+	errorItems: number;
+	naive?: { how: string; requests: number; wallMs: number; peakMemoryGrowthMiB: number };
 	floor: { how: string; wallMs: number };
-	targets: Array<{ target: string; met: boolean; measured: string }>;
+	targets: Target[];
 }
 
-type MeasuredRun = Measurement<{ requests: number }>;
+type Measured<T> = Measurement<T>;
 
-/** Runs one measurement in a child process (`--measure <name>`) and returns what it printed. */
-function inChild(name: string, args: string[]): Promise<MeasuredRun> {
+/** Runs one measurement in a child process (`--measure <name> [arg]`) and returns what it printed. */
+function inChild<T>(name: string, argument?: string): Promise<Measured<T>> {
 	return new Promise((resolve, reject) => {
 		const child = spawn(
 			process.execPath,
-			['--expose-gc', '-r', 'ts-node/register/transpile-only', __filename, '--measure', name, ...args],
+			['--expose-gc', '-r', 'ts-node/register/transpile-only', __filename, '--measure', name, ...(argument ? [argument] : [])],
 			{ env: { ...process.env, TS_NODE_PREFER_TS_EXTS: 'true' }, stdio: ['ignore', 'pipe', 'inherit'] },
 		);
 		let output = '';
@@ -43,12 +54,62 @@ function inChild(name: string, args: string[]): Promise<MeasuredRun> {
 		child.on('close', (code) => {
 			const line = output.split('\n').find((entry) => entry.startsWith('RESULT '));
 			if (code !== 0 || !line) reject(new Error(`Measurement ${name} failed (exit ${code}): ${output}`));
-			else resolve(JSON.parse(line.slice('RESULT '.length)) as MeasuredRun);
+			else resolve(JSON.parse(line.slice('RESULT '.length)) as Measured<T>);
 		});
 	});
 }
 
-async function writeFile(path: string, size: number): Promise<void> {
+const mib = (bytes: number) => Math.round((bytes / MiB) * 10) / 10;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const times = (ratio: number) => `${ratio >= 10 ? Math.round(ratio) : ratio.toFixed(1)}×`;
+
+async function caseRow(id: string): Promise<Row> {
+	const bench = CASES.find((candidate) => candidate.id === id)!;
+	const node = await inChild<RunFigures>(`case:${id}:node`);
+	const naiveRun = bench.naive ? await inChild<RunFigures>(`case:${id}:naive`) : undefined;
+	const scale = bench.naive?.sample ? node.result.itemsOut / bench.naive.sample : 1;
+	const latency = bench.latencyMs ?? LATENCY_MS;
+	const floorMs = (node.result.requests * latency) / bench.concurrency;
+	const row: Row = {
+		id,
+		case: bench.title,
+		requests: node.result.requests,
+		wallMs: node.wallMs,
+		peakMemoryGrowthMiB: mib(node.peakMemoryGrowth),
+		errorItems: node.result.errorItems,
+		naive: naiveRun && {
+			how: `one request per item, one after another${scale > 1 ? ` (measured on ${bench.naive!.sample}, ×${scale})` : ''}`,
+			requests: naiveRun.result.requests * scale,
+			wallMs: naiveRun.wallMs * scale,
+			peakMemoryGrowthMiB: mib(naiveRun.peakMemoryGrowth),
+		},
+		floor: { how: `${node.result.requests} × ${latency} ms / ${bench.concurrency} at once`, wallMs: floorMs },
+		targets: [],
+	};
+	const speedup = row.naive ? row.naive.wallMs / row.wallMs : 0;
+	const target = (text: string, met: boolean, measured: string) => row.targets.push({ target: text, met, measured });
+	target('every item out, none an error', node.result.errorItems === 0, `${node.result.itemsOut} out, ${node.result.errorItems} errors`);
+	if (id.startsWith('create')) {
+		target('at least 20× faster than the naive way', speedup >= 20, times(speedup));
+		target('requests = ceil(N / batch size 100)', row.requests === Math.ceil(node.result.itemsOut / 100), `${row.requests}`);
+	}
+	if (bench.naive && bench.concurrency > 1) {
+		target('at least 10× faster than the naive way', speedup >= 10, times(speedup));
+		target('within 1.5× of the floor', row.wallMs <= 1.5 * floorMs, `${times(row.wallMs / floorMs)} of ${seconds(floorMs)}`);
+		target('500 items in at most 1.2 s', row.wallMs <= 1200, seconds(row.wallMs));
+	}
+	if (id === 'get-all') {
+		target('50,000 items out in under 2 s', row.wallMs < 2000 && node.result.itemsOut === 50_000, seconds(row.wallMs));
+		target('peak memory under 400 MB', node.peakMemoryGrowth < 400 * 1e6, `${row.peakMemoryGrowthMiB} MiB`);
+	}
+	if (id.startsWith('overhead')) {
+		const perItem = row.wallMs / node.result.itemsOut;
+		target('node overhead under 0.2 ms per item', perItem < 0.2, `${perItem.toFixed(3)} ms per item`);
+	}
+	return row;
+}
+
+async function writeRandomFile(path: string, size: number): Promise<void> {
 	const block = randomBytes(MiB);
 	const out = createWriteStream(path);
 	for (let written = 0; written < size; written += block.length) {
@@ -57,22 +118,27 @@ async function writeFile(path: string, size: number): Promise<void> {
 	await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
 }
 
-const mib = (bytes: number) => Math.round((bytes / MiB) * 10) / 10;
-
 async function uploadRow(directory: string): Promise<Row> {
 	const path = join(directory, 'bench-1GiB.bin');
-	await writeFile(path, UPLOAD_SIZE);
-	const node = await inChild('upload:node', [path]);
-	const naive = await inChild('upload:buffered', [path]);
-	const floor = await inChild('upload:streamed', [path]);
-	const throughputShare = floor.wallMs / node.wallMs;
+	await writeRandomFile(path, UPLOAD_SIZE);
+	const node = await inChild<{ requests: number }>('upload:node', path);
+	const naive = await inChild<{ requests: number }>('upload:buffered', path);
+	const floor = await inChild<{ requests: number }>('upload:streamed', path);
+	const rate = (ms: number) => Math.round((UPLOAD_SIZE / MiB / (ms / 1000)) * 10) / 10;
 	return {
+		id: 'upload',
 		case: 'upload of a 1 GiB filesystem-mode file',
 		requests: node.result.requests,
 		wallMs: node.wallMs,
 		peakMemoryGrowthMiB: mib(node.peakMemoryGrowth),
-		naive: { how: 'read whole file, then PUT', wallMs: naive.wallMs, peakMemoryGrowthMiB: mib(naive.peakMemoryGrowth) },
-		floor: { how: 'plain streaming PUT, same storage', wallMs: floor.wallMs },
+		errorItems: 0,
+		naive: {
+			how: 'read the whole file, then PUT',
+			requests: 2,
+			wallMs: naive.wallMs,
+			peakMemoryGrowthMiB: mib(naive.peakMemoryGrowth),
+		},
+		floor: { how: 'plain streaming PUT to the same storage', wallMs: floor.wallMs },
 		targets: [
 			{
 				target: 'peak memory growth under 64 MiB',
@@ -81,20 +147,22 @@ async function uploadRow(directory: string): Promise<Row> {
 			},
 			{
 				target: 'throughput at least 70% of the plain streaming PUT',
-				met: throughputShare >= 0.7,
-				measured: `${Math.round((UPLOAD_SIZE / MiB / (node.wallMs / 1000)) * 10) / 10} MiB/s = ${Math.round(throughputShare * 100)}% of ${Math.round((UPLOAD_SIZE / MiB / (floor.wallMs / 1000)) * 10) / 10} MiB/s`,
+				met: floor.wallMs / node.wallMs >= 0.7,
+				measured: `${rate(node.wallMs)} MiB/s = ${Math.round((floor.wallMs / node.wallMs) * 100)}% of ${rate(floor.wallMs)} MiB/s`,
 			},
 		],
 	};
 }
 
 function printTable(rows: Row[]): void {
-	const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-	console.log('| case | requests | wall time | peak memory | naive way: wall time, peak memory | floor |');
+	console.log(`| case | requests | wall time | peak memory | naive way: requests, wall time, peak memory | floor |`);
 	console.log('|---|---|---|---|---|---|');
 	for (const row of rows) {
+		const naive = row.naive
+			? `${row.naive.requests}, ${seconds(row.naive.wallMs)}, +${row.naive.peakMemoryGrowthMiB} MiB (${row.naive.how})`
+			: '—';
 		console.log(
-			`| ${row.case} | ${row.requests} | ${seconds(row.wallMs)} | +${row.peakMemoryGrowthMiB} MiB | ${seconds(row.naive.wallMs)}, +${row.naive.peakMemoryGrowthMiB} MiB (${row.naive.how}) | ${seconds(row.floor.wallMs)} (${row.floor.how}) |`,
+			`| ${row.case} | ${row.requests} | ${seconds(row.wallMs)} | +${row.peakMemoryGrowthMiB} MiB | ${naive} | ${seconds(row.floor.wallMs)} (${row.floor.how}) |`,
 		);
 	}
 	console.log('');
@@ -105,29 +173,40 @@ function printTable(rows: Row[]): void {
 	}
 }
 
-async function main(): Promise<void> {
-	const measureIndex = process.argv.indexOf('--measure');
-	if (measureIndex !== -1) {
-		const [name, path] = process.argv.slice(measureIndex + 1);
-		const [kind, way] = name.split(':');
-		if (kind !== 'upload') throw new Error(`Unknown measurement ${name}`);
-		const measured = await measureUpload(way as UploadWay, path);
-		console.log(`RESULT ${JSON.stringify(measured)}`);
-		return;
-	}
-
-	const directory = await mkdtemp(join(tmpdir(), 'product-registration-bench-'));
-	try {
-		const rows = [await uploadRow(directory)];
-		if (process.argv.includes('--json')) console.log(JSON.stringify({ machine: machine(), rows }, null, 2));
-		else printTable(rows);
-	} finally {
-		await rm(directory, { recursive: true, force: true });
-	}
+async function measureInThisProcess(name: string, argument: string | undefined): Promise<void> {
+	const [kind, id, way] = name.split(':');
+	const measured =
+		kind === 'upload'
+			? await measureUpload(id as UploadWay, argument!)
+			: await measureCase(CASES.find((bench) => bench.id === id)!, way as Way);
+	console.log(`RESULT ${JSON.stringify(measured)}`);
 }
 
-function machine(): Record<string, unknown> {
-	return { node: process.version, platform: process.platform, arch: process.arch };
+async function main(): Promise<void> {
+	const argv = process.argv;
+	const measureAt = argv.indexOf('--measure');
+	if (measureAt !== -1) return await measureInThisProcess(argv[measureAt + 1], argv[measureAt + 2]);
+
+	const onlyAt = argv.indexOf('--only');
+	const only = onlyAt === -1 ? undefined : argv[onlyAt + 1];
+	const rows: Row[] = [];
+	for (const bench of CASES) {
+		if (!only || only === bench.id) rows.push(await caseRow(bench.id));
+	}
+	if (!only || only === 'upload') {
+		const directory = await mkdtemp(join(tmpdir(), 'product-registration-bench-'));
+		try {
+			rows.push(await uploadRow(directory));
+		} finally {
+			await rm(directory, { recursive: true, force: true });
+		}
+	}
+	const machine = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, latencyMs: LATENCY_MS };
+	if (argv.includes('--json')) console.log(JSON.stringify({ machine, rows }, null, 2));
+	else {
+		console.log(`Node.js ${machine.node}, ${machine.cpus} cores, ${LATENCY_MS} ms latency per request\n`);
+		printTable(rows);
+	}
 }
 
 main().then(

@@ -171,7 +171,8 @@ export class Sandbox {
 		this.requests.push(recorded);
 
 		const fault = this.faultQueue.shift() ?? this.faultPlan?.(recorded);
-		await sleep(this.latencyMs + (fault?.delayMs ?? 0));
+		const waitMs = this.latencyMs + (fault?.delayMs ?? 0);
+		if (waitMs > 0) await sleep(waitMs);
 		if (response.destroyed) return;
 		if (fault?.resetBeforeHandling) {
 			request.socket.destroy();

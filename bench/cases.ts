@@ -1,0 +1,226 @@
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { runNode } from '../engine/workflowRunner';
+import type { Measurement } from './measure';
+import { measure } from './measure';
+import type { SandboxReady, SandboxSetup } from './sandboxProcess';
+
+/** The round trip the sandbox adds to every request, as a real service across a network would. */
+export const LATENCY_MS = 20;
+
+export type Way = 'node' | 'naive';
+
+export interface RunFigures {
+	requests: number;
+	itemsOut: number;
+	errorItems: number;
+}
+
+export interface BenchCase {
+	id: string;
+	title: string;
+	parameters: INodeParameters;
+	items: () => INodeExecutionData[];
+	/** The records the service holds before the run. */
+	seed?: (items: INodeExecutionData[]) => Pick<SandboxSetup, 'registrations' | 'serialNumbers'>;
+	/** The same work done the naive way: one request per item, one after another, through the same engine. */
+	naive?: { parameters: INodeParameters; sample?: number };
+	/** How many requests run at once when done the node's way (for the floor: requests × latency / this). */
+	concurrency: number;
+	latencyMs?: number;
+	/** A service that answers 429 when more than this many requests are in flight. */
+	rateLimit?: number;
+}
+
+const rows = (count: number, make: (index: number) => INodeExecutionData['json']) =>
+	Array.from({ length: count }, (_, index) => ({ json: make(index) }));
+
+const registrationsFromSheet = () =>
+	rows(1000, (index) => ({
+		product: `Kettle K${index % 7}`,
+		email: `customer${index}@example.com`,
+		name: `Customer ${index}`,
+		serials: `KT-${index}`,
+		bought: '2024-03-01',
+	}));
+
+const createRegistrations: INodeParameters = {
+	resource: 'registration',
+	operation: 'create',
+	productName: '={{ $json.product }}',
+	customerEmail: '={{ $json.email }}',
+	customerName: '={{ $json.name }}',
+	serialNumbers: '={{ $json.serials }}',
+	purchaseDate: '={{ $json.bought }}',
+};
+
+const createSerials: INodeParameters = {
+	resource: 'serialNumber',
+	operation: 'create',
+	serialNumber: '={{ $json.serial }}',
+	sku: '={{ $json.sku }}',
+	customerTags: '={{ $json.tags }}',
+};
+
+const serialRows = (count: number) =>
+	rows(count, (index) => ({ serial: `SN-${String(index).padStart(6, '0')}`, sku: 'KETTLE-K1', tags: 'kettle, 2024' }));
+
+const registrationIds = (count: number) => rows(count, (index) => ({ id: `R${String(index + 1).padStart(6, '0')}` }));
+
+const perItem = (parameters: INodeParameters): Pick<BenchCase, 'parameters' | 'naive' | 'concurrency'> => ({
+	parameters,
+	naive: { parameters: { ...parameters, options: { concurrency: 1 } } },
+	concurrency: 20,
+});
+
+export const CASES: BenchCase[] = [
+	{
+		id: 'create-registrations',
+		title: 'create 1,000 registrations',
+		parameters: createRegistrations,
+		items: registrationsFromSheet,
+		naive: { parameters: { ...createRegistrations, options: { batchSize: 1 } } },
+		concurrency: 1,
+	},
+	{
+		id: 'create-serials',
+		title: 'create 10,000 serial numbers',
+		parameters: createSerials,
+		items: () => serialRows(10_000),
+		naive: { parameters: { ...createSerials, options: { batchSize: 1 } }, sample: 1000 },
+		concurrency: 1,
+	},
+	{
+		id: 'update-status',
+		title: 'updateStatus on 500 registrations',
+		...perItem({
+			resource: 'registration',
+			operation: 'updateStatus',
+			registrationId: '={{ $json.id }}',
+			status: 'approved',
+			isPublic: true,
+			additionalFields: { note: 'Checked' },
+		}),
+		items: () => registrationIds(500),
+		seed: () => ({ registrations: 500 }),
+	},
+	{
+		id: 'delete',
+		title: 'delete 500 registrations',
+		...perItem({ resource: 'registration', operation: 'delete', registrationId: '={{ $json.id }}' }),
+		items: () => registrationIds(500),
+		seed: () => ({ registrations: 500 }),
+	},
+	{
+		id: 'get-serials',
+		title: 'get 500 serial numbers',
+		...perItem({ resource: 'serialNumber', operation: 'get', serialNumber: '={{ $json.serial }}' }),
+		items: () => serialRows(500),
+		seed: (items) => ({ serialNumbers: items.map((item) => item.json.serial as string) }),
+	},
+	{
+		id: 'get-serials-rate-limited',
+		title: 'get 500 serial numbers, service allows 8 at once (429 above)',
+		...perItem({
+			resource: 'serialNumber',
+			operation: 'get',
+			serialNumber: '={{ $json.serial }}',
+			options: { maxRetries: 10, retryDelay: 50 },
+		}),
+		naive: undefined,
+		items: () => serialRows(500),
+		seed: (items) => ({ serialNumbers: items.map((item) => item.json.serial as string) }),
+		rateLimit: 8,
+	},
+	{
+		id: 'get-all',
+		title: 'getAll returning 50,000 registrations',
+		parameters: { resource: 'registration', operation: 'getAll', returnAll: true },
+		items: () => [{ json: {} }],
+		seed: () => ({ registrations: 50_000 }),
+		concurrency: 1,
+	},
+	{
+		id: 'overhead-constant',
+		title: 'batched create of 10,000 serial numbers, no latency, fixed values',
+		parameters: { resource: 'serialNumber', operation: 'create', serialNumber: 'SN-1', sku: 'KETTLE-K1', customerTags: 'kettle' },
+		items: () => serialRows(10_000),
+		concurrency: 1,
+		latencyMs: 0,
+	},
+	{
+		id: 'overhead-mapped',
+		title: 'batched create of 10,000 serial numbers, no latency, 3 mapped expressions',
+		parameters: createSerials,
+		items: () => serialRows(10_000),
+		concurrency: 1,
+		latencyMs: 0,
+	},
+];
+
+/** Starts the sandbox in a process of its own, set up for a case, and returns its address and controls. */
+async function startSandbox(setup: SandboxSetup) {
+	const child = fork(join(__dirname, 'sandboxProcess.ts'), [], {
+		execArgv: ['-r', 'ts-node/register/transpile-only'],
+		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+	});
+	const next = <T>(type: string) =>
+		new Promise<T>((resolve, reject) => {
+			const onMessage = (message: { type: string } & T) => {
+				if (message.type !== type) return;
+				child.off('message', onMessage);
+				resolve(message);
+			};
+			child.on('message', onMessage);
+			child.once('exit', (code) => reject(new Error(`The sandbox process exited (${code})`)));
+		});
+	await next('started');
+	const ready = next<{ ready: SandboxReady }>('ready');
+	child.send({ type: 'setup', setup });
+	return {
+		...(await ready).ready,
+		requests: async () => {
+			const stats = next<{ requests: number }>('stats');
+			child.send({ type: 'stats' });
+			return (await stats).requests;
+		},
+		stop: () => child.send({ type: 'stop' }),
+	};
+}
+
+/** Runs one case one way in this process, against a fresh sandbox in another process, and measures it. */
+export async function measureCase(bench: BenchCase, way: Way): Promise<Measurement<RunFigures>> {
+	const sample = way === 'naive' ? bench.naive?.sample : undefined;
+	const items = sample ? bench.items().slice(0, sample) : bench.items();
+	const sandbox = await startSandbox({
+		latencyMs: bench.latencyMs ?? LATENCY_MS,
+		rateLimit: bench.rateLimit,
+		...bench.seed?.(items),
+	});
+	try {
+		const parameters = way === 'naive' && bench.naive ? bench.naive.parameters : bench.parameters;
+		const credentials = { baseUrl: sandbox.baseUrl, accessToken: sandbox.token };
+		// A running n8n has long loaded the engine, the HTTP client and the expression engine: load them first, so
+		// the figures are those of a warm instance, not of a process loading code.
+		await runNode({
+			parameters: { resource: 'serialNumber', operation: 'get', serialNumber: '={{ "warm-up" }}' },
+			credentials,
+		});
+		const requestsBefore = await sandbox.requests();
+		const measured = await measure(async () => {
+			const run = await runNode({ parameters, credentials, items, continueOnFail: true });
+			if (run.error) throw new Error(run.error.message);
+			return {
+				requests: 0,
+				itemsOut: run.items.length,
+				errorItems: run.items.filter((item) => item.json.error !== undefined).length,
+			};
+		});
+		measured.result.requests = (await sandbox.requests()) - requestsBefore;
+		return measured;
+	} finally {
+		sandbox.stop();
+	}
+}

@@ -1,0 +1,61 @@
+import { Sandbox } from '../sandbox/service';
+import type { SandboxState } from '../sandbox/state';
+
+/**
+ * The sandbox in a process of its own for the benchmark, so its work runs on the other core, as a real service's
+ * would run on another machine, instead of sharing the node's one thread. Driven by messages from the parent:
+ * `setup` (answered with the address and token) and `stats` (answered with the request count).
+ */
+
+export interface SandboxSetup {
+	latencyMs: number;
+	/** Answer 429 (Retry-After: 0) whenever more than this many requests are in flight. */
+	rateLimit?: number;
+	registrations?: number;
+	serialNumbers?: string[];
+}
+
+export interface SandboxReady {
+	baseUrl: string;
+	token: string;
+	storageUrl: string;
+}
+
+/** Registrations like a shop's: a few products, 1,000 customers, one serial each. */
+export function seedRegistrations(state: SandboxState, count: number): void {
+	state.createRegistrations(
+		Array.from({ length: count }, (_, index) => ({
+			productName: `Kettle K${index % 7}`,
+			customerEmail: `customer${index % 1000}@example.com`,
+			customerName: `Customer ${index}`,
+			serialNumbers: [`KT-${index}`],
+			purchaseDate: '2024-03-01',
+			customer: { id: 1000 + (index % 1000), city: 'Albany', State: 'NY', country: 'US' },
+		})),
+	);
+}
+
+async function main(): Promise<void> {
+	const sandbox = await Sandbox.start();
+	process.on('message', (message: { type: string; setup?: SandboxSetup }) => {
+		if (message.type === 'setup' && message.setup) {
+			const { latencyMs, rateLimit, registrations, serialNumbers } = message.setup;
+			sandbox.latencyMs = latencyMs;
+			if (registrations) seedRegistrations(sandbox.state, registrations);
+			if (serialNumbers) sandbox.state.createSerialNumbers(serialNumbers.map((serialNumber) => ({ serialNumber })));
+			if (rateLimit !== undefined) {
+				sandbox.faultPlan = () =>
+					sandbox.inFlight > rateLimit
+						? { status: 429, headers: { 'retry-after': '0' }, body: { message: 'Too many requests' } }
+						: undefined;
+			}
+			const ready: SandboxReady = { baseUrl: sandbox.baseUrl, token: sandbox.token, storageUrl: sandbox.storage.url };
+			process.send?.({ type: 'ready', ready });
+		}
+		if (message.type === 'stats') process.send?.({ type: 'stats', requests: sandbox.requests.length });
+		if (message.type === 'stop') void sandbox.stop().then(() => process.exit(0));
+	});
+	process.send?.({ type: 'started' });
+}
+
+void main();
