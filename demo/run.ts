@@ -1,7 +1,8 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { startWebhookServer, TRIGGER_NODE_NAME } from '../engine/webhookServer';
 import type { RunWorkflowOptions } from '../engine/workflowRunner';
-import { productRegistrationNode, runWorkflow } from '../engine/workflowRunner';
+import { productRegistrationNode, runWorkflow, TRIGGER_NODE_TYPE } from '../engine/workflowRunner';
 import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
 
@@ -14,6 +15,8 @@ interface Demo {
 	show: string;
 	/** What of each output item is printed (all of it when not given). */
 	view?: (json: IDataObject) => unknown;
+	/** For a workflow that starts at the trigger: the webhook the service would send, fired at it over HTTP. */
+	webhookPayload?: IDataObject;
 }
 
 const crmContacts: INodeExecutionData[] = [
@@ -38,7 +41,39 @@ const one = (name: string, parameters: Record<string, unknown>, continueOnFail =
 	startNode: name,
 });
 
+const registrationWebhook: IDataObject = {
+	type: 'product-registration',
+	items: [
+		{ product: { name: 'Kettle K1', sku: 'KETTLE-K1' }, purchaseDate: '2024-07-09', serialNumbers: ['KT-2024-0001'], extraFields: [] },
+		{ product: { name: 'Blender B3', sku: 'BLENDER-B3' }, purchaseDate: '2024-07-09', serialNumbers: ['BL/2024 0001'], extraFields: [] },
+	],
+	customer: { name: 'Gus Ide', email: 'gus.ide@example.com' },
+};
+
 const demos: Demo[] = [
+	{
+		title: 'React to a new registration (trigger)',
+		story: 'The service posts a registration webhook; the trigger splits it per product, and each serial is looked up.',
+		webhookPayload: registrationWebhook,
+		run: {
+			workflow: {
+				nodes: [
+					{
+						id: 'trigger',
+						name: TRIGGER_NODE_NAME,
+						type: TRIGGER_NODE_TYPE,
+						typeVersion: 1,
+						position: [0, 0],
+						parameters: { splitIntoItems: true },
+					},
+					node('Look up serial', { resource: 'serialNumber', operation: 'get', serialNumber: '={{ $json.serialNumbers[0] }}' }),
+				],
+				connections: { [TRIGGER_NODE_NAME]: { main: [[{ node: 'Look up serial', type: 'main', index: 0 }]] } },
+			},
+			startNode: TRIGGER_NODE_NAME,
+		},
+		show: 'Look up serial',
+	},
 	{
 		title: 'Register products from spreadsheet rows',
 		story: 'Three sheet rows become three registrations in one request (batches of 100), each linked to its row.',
@@ -182,6 +217,27 @@ function summarize(json: IDataObject, view?: Demo['view']): string {
 	return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 
+/** Posts the payload to the trigger's webhook URL, as the service would, and returns the items it starts with. */
+async function fireWebhook(demo: Demo, payload: IDataObject): Promise<INodeExecutionData[]> {
+	const trigger = demo.run.workflow.nodes.find((candidate) => candidate.name === TRIGGER_NODE_NAME)!;
+	const received: INodeExecutionData[] = [];
+	const server = await startWebhookServer({
+		parameters: trigger.parameters,
+		onWorkflowData: (items) => received.push(...items),
+	});
+	try {
+		const response = await fetch(server.url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(payload),
+		});
+		console.log(`   webhook POST ${server.url} -> ${response.status} ${await response.text()}`);
+	} finally {
+		await server.stop();
+	}
+	return received;
+}
+
 async function main(): Promise<void> {
 	const sandbox = await Sandbox.start();
 	seedSampleData(sandbox.state);
@@ -191,22 +247,23 @@ async function main(): Promise<void> {
 	let failed = false;
 	try {
 		for (const [index, demo] of demos.entries()) {
+			console.log(`${index + 1}. ${demo.title}\n   ${demo.story}`);
 			const requestsBefore = sandbox.requests.length;
 			const started = Date.now();
-			const result = await runWorkflow({ ...demo.run, credentials });
-			console.log(`${index + 1}. ${demo.title}\n   ${demo.story}`);
-			const items = result.outputs[demo.show] ?? [];
-			for (const item of items.slice(0, 6)) {
+			const items = demo.webhookPayload ? await fireWebhook(demo, demo.webhookPayload) : demo.run.items;
+			const result = await runWorkflow({ ...demo.run, items, credentials });
+			const shown = result.outputs[demo.show] ?? [];
+			for (const item of shown.slice(0, 6)) {
 				const from = (item.pairedItem as { item: number } | undefined)?.item;
 				console.log(`   from input ${from}: ${summarize(item.json, demo.view)}`);
 			}
-			if (items.length > 6) console.log(`   ... and ${items.length - 6} more`);
+			if (shown.length > 6) console.log(`   ... and ${shown.length - 6} more`);
 			if (result.error) {
 				failed = true;
 				console.log(`   the run failed: ${result.error.message}`);
 			}
 			console.log(
-				`   ${items.length} item(s) out, ${sandbox.requests.length - requestsBefore} request(s) to the service, ${Date.now() - started} ms\n`,
+				`   ${shown.length} item(s) out, ${sandbox.requests.length - requestsBefore} request(s) to the service, ${Date.now() - started} ms\n`,
 			);
 		}
 	} finally {

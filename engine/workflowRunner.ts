@@ -27,19 +27,22 @@ import { createRunExecutionData, ICredentialsHelper, NodeHelpers, Workflow } fro
 
 import { ProductRegistrationApi } from '../credentials/ProductRegistrationApi.credentials';
 import { ProductRegistration } from '../nodes/ProductRegistration/ProductRegistration.node';
+import { ProductRegistrationTrigger } from '../nodes/ProductRegistrationTrigger/ProductRegistrationTrigger.node';
 
 const NODE_NAME = 'Product Registration';
 const NODE_TYPE = 'n8n-nodes-product-registration.productRegistration';
+export const TRIGGER_NODE_TYPE = 'n8n-nodes-product-registration.productRegistrationTrigger';
 
 const nodeTypeClasses: Record<string, INodeType | IVersionedNodeType> = {
 	[NODE_TYPE]: new ProductRegistration(),
+	[TRIGGER_NODE_TYPE]: new ProductRegistrationTrigger(),
 };
 
 const credentialTypes: Record<string, ICredentialType> = {
 	productRegistrationApi: new ProductRegistrationApi(),
 };
 
-const nodeTypes: INodeTypes = {
+export const nodeTypes: INodeTypes = {
 	getByName: (type) => nodeTypeClasses[type],
 	getByNameAndVersion: (type, version) => NodeHelpers.getVersionedNodeType(nodeTypeClasses[type], version),
 	getKnownTypes: () => ({}),
@@ -211,6 +214,37 @@ export interface WorkflowRunResult {
 	error?: IRun['data']['resultData']['error'];
 }
 
+/**
+ * What n8n hands the engine besides the workflow: only what it touches while running these nodes. URLs must be
+ * absolute (they are fed to `new URL()`). `extra` adds the execution's hooks, or a webhook call's request/response.
+ */
+export function localAdditionalData(
+	credentials: ServiceCredentials,
+	extra: Record<string, unknown> = {},
+): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper: new LocalCredentialsHelper(credentials),
+		executionId: 'local-execution',
+		restApiUrl: 'http://127.0.0.1:5678/rest',
+		instanceBaseUrl: 'http://127.0.0.1:5678/',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		variables: {},
+		currentNodeExecutionIndex: 0,
+		executeWorkflow: async () => {
+			throw new Error('Sub-workflows are not used');
+		},
+		getRunExecutionData: async () => undefined,
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('Code tasks are not used');
+		},
+		...extra,
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
 /** Runs a workflow through n8n's real engine (WorkflowExecute), as a manual execution, and returns what each node gave. */
 export async function runWorkflow(options: RunWorkflowOptions): Promise<WorkflowRunResult> {
 	await useFilesystemBinaryData();
@@ -236,28 +270,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
 	});
 
-	// Only what the engine touches while running these nodes; URLs must be absolute (they are fed to `new URL()`).
-	const additionalData = {
-		credentialsHelper: new LocalCredentialsHelper(options.credentials),
-		hooks,
-		executionId: 'local-execution',
-		restApiUrl: 'http://127.0.0.1:5678/rest',
-		instanceBaseUrl: 'http://127.0.0.1:5678/',
-		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
-		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
-		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
-		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
-		variables: {},
-		currentNodeExecutionIndex: 0,
-		executeWorkflow: async () => {
-			throw new Error('Sub-workflows are not used');
-		},
-		getRunExecutionData: async () => undefined,
-		logAiEvent: () => {},
-		startRunnerTask: async () => {
-			throw new Error('Code tasks are not used');
-		},
-	} as unknown as IWorkflowExecuteAdditionalData;
+	const additionalData = localAdditionalData(options.credentials, { hooks });
 
 	const runExecutionData = createRunExecutionData({
 		executionData: {

@@ -41,8 +41,8 @@ describe('the published package', () => {
 		}
 	});
 
-	test('ships the codex file beside the node', () => {
-		expect(packedFiles).toContain('dist/nodes/ProductRegistration/ProductRegistration.node.json');
+	test('ships the codex file beside each node', () => {
+		for (const entry of packageJson.n8n.nodes) expect(packedFiles).toContain(entry.replace(/\.js$/, '.json'));
 	});
 
 	test('shipped JavaScript requires nothing but n8n-workflow and its own files', () => {

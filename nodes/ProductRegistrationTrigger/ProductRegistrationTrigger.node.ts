@@ -1,0 +1,124 @@
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { DEFAULT_MAX_BODY_KB, judgeWebhook } from './registrationWebhook';
+
+export class ProductRegistrationTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Product Registration Trigger',
+		name: 'productRegistrationTrigger',
+		icon: { light: 'file:productRegistrationTrigger.svg', dark: 'file:productRegistrationTrigger.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: 'On new registration',
+		description: 'Starts the workflow the moment a customer registers a product',
+		defaults: {
+			name: 'Product Registration Trigger',
+		},
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'product-registration',
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'The service sends a webhook for every registration to an address you set by hand: copy the Production URL above (Webhook URLs) into the webhook setting of the product-registration app in your shop admin, and activate this workflow. Use the Test URL while building the workflow.',
+				name: 'setupNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Split Into Items',
+				name: 'splitIntoItems',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to output one item per registered product (each entry of the payload\'s "items", with the customer and the registration type beside it) instead of one item with the whole payload',
+			},
+			{
+				displayName: 'Shared Secret',
+				name: 'secret',
+				type: 'string',
+				typeOptions: { password: true },
+				default: '',
+				description:
+					'When set, only calls that carry it start the workflow: add ?secret=<the secret> to the URL you paste into the admin (or send it in an X-Webhook-Secret header). Other calls get 401.',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Max Body Size (KB)',
+						name: 'maxBodyKb',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: DEFAULT_MAX_BODY_KB,
+						description: 'Larger calls are refused with 413 and start nothing',
+					},
+				],
+			},
+		],
+	};
+
+	// The service has no API for webhooks: its address is pasted into the admin by hand, so there is nothing to
+	// check, register or remove on activation.
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const request = this.getRequestObject();
+		const headers = this.getHeaderData();
+		const query = this.getQueryData() as IDataObject;
+		const options = this.getNodeParameter('options', {}) as IDataObject;
+		const rawBody = (request as { rawBody?: { toString(): string } }).rawBody;
+		const declaredSize = Number(headers['content-length']);
+
+		const verdict = judgeWebhook(
+			{
+				contentType: String(headers['content-type'] ?? ''),
+				size: Number.isFinite(declaredSize) ? declaredSize : undefined,
+				body: this.getBodyData(),
+				rawBody: rawBody?.toString(),
+				secretGiven: typeof query.secret === 'string' ? query.secret : (headers['x-webhook-secret'] as string | undefined),
+			},
+			{
+				secret: this.getNodeParameter('secret', '') as string,
+				splitIntoItems: this.getNodeParameter('splitIntoItems', true) as boolean,
+				maxBodyKb: Number(options.maxBodyKb ?? DEFAULT_MAX_BODY_KB),
+			},
+		);
+		if (!verdict.accept) {
+			this.getResponseObject().status(verdict.status).json({ message: verdict.message });
+			return { noWebhookResponse: true };
+		}
+		return { workflowData: [verdict.items] };
+	}
+}

@@ -1,0 +1,76 @@
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+/** The largest body accepted by default; registration payloads are a few kilobytes. */
+export const DEFAULT_MAX_BODY_KB = 1024;
+
+export interface WebhookRequest {
+	contentType: string;
+	/** Declared or measured body size in bytes, when known. */
+	size: number | undefined;
+	/** The body as n8n's webhook server parsed it. */
+	body: unknown;
+	/** The raw body, when n8n kept it (used to tell an empty body from one that did not parse). */
+	rawBody: string | undefined;
+	secretGiven: string | undefined;
+}
+
+export interface WebhookSettings {
+	secret: string;
+	splitIntoItems: boolean;
+	maxBodyKb: number;
+}
+
+/** Either the items to start the workflow with, or the refusal to answer instead (and start nothing). */
+export type WebhookVerdict =
+	| { accept: true; items: INodeExecutionData[] }
+	| { accept: false; status: number; message: string };
+
+/** Compares in time independent of where the texts differ, so the secret cannot be guessed from answer times. */
+export function sameSecret(given: string, expected: string): boolean {
+	let difference = given.length ^ expected.length;
+	for (let index = 0; index < expected.length; index++) {
+		difference |= (given.charCodeAt(index % Math.max(given.length, 1)) || 0) ^ expected.charCodeAt(index);
+	}
+	return difference === 0;
+}
+
+function isObject(value: unknown): value is IDataObject {
+	return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Output items for a payload. The payload's shape is not specified by the service: the known one has an `items`
+ * array (one entry per registered product) beside `customer` and `type`. Split, each entry becomes an item with every
+ * other top-level field beside it; any other shape passes through whole, as one item.
+ */
+export function payloadItems(payload: unknown, splitIntoItems: boolean): INodeExecutionData[] {
+	if (!isObject(payload)) return [{ json: { body: payload as IDataObject[string] } }];
+	const { items, ...beside } = payload;
+	if (!splitIntoItems || !Array.isArray(items) || items.length === 0) return [{ json: payload }];
+	return items.map((entry) => ({
+		json: isObject(entry) ? { ...entry, ...beside } : { item: entry as IDataObject[string], ...beside },
+	}));
+}
+
+/** Decides what to do with one webhook call: who may call, what body is acceptable, and what comes out. */
+export function judgeWebhook(request: WebhookRequest, settings: WebhookSettings): WebhookVerdict {
+	if (settings.secret !== '' && !sameSecret(request.secretGiven ?? '', settings.secret)) {
+		return { accept: false, status: 401, message: 'The secret is missing or wrong' };
+	}
+	const maxBytes = settings.maxBodyKb * 1024;
+	if (request.size !== undefined && request.size > maxBytes) {
+		return { accept: false, status: 413, message: `The body is larger than ${settings.maxBodyKb} KB` };
+	}
+	const isJson = /\bjson\b/i.test(request.contentType);
+	// n8n leaves the body empty when JSON did not parse; the raw bytes tell that apart from a real `{}`.
+	const raw = (request.rawBody ?? '').trim();
+	const parseFailed = isObject(request.body) && Object.keys(request.body).length === 0 && raw !== '' && raw !== '{}';
+	if (!isJson || request.body === undefined || parseFailed) {
+		return {
+			accept: false,
+			status: 400,
+			message: 'The body must be JSON, sent with Content-Type: application/json',
+		};
+	}
+	return { accept: true, items: payloadItems(request.body, settings.splitIntoItems) };
+}
