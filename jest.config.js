@@ -1,8 +1,38 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * The engine tests run twice: against the current n8n 2.x engine (n8n-core 2.41) and the last n8n 1.x line
+ * (n8n-core 1.122.48 with n8n-workflow 1.120.31, as n8n 1.123 ships them), installed under the alias n8n-core-v1.
+ * The 1.x project maps every import of n8n-core, n8n-workflow and @n8n/di, the node's own included, to that line.
+ */
+const v1 = '<rootDir>/node_modules/n8n-core-v1';
+
+const shared = {
 	preset: 'ts-jest',
 	testEnvironment: 'node',
-	testMatch: ['<rootDir>/test/**/*.test.ts'],
 	setupFiles: ['<rootDir>/engine/environment.ts'],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
 	testTimeout: 30000,
+	projects: [
+		{
+			...shared,
+			displayName: 'n8n 2.x',
+			testMatch: ['<rootDir>/test/**/*.test.ts'],
+			globals: { expectedEngine: { core: '2.41.1', workflow: '2.41.0' } },
+		},
+		{
+			...shared,
+			displayName: 'n8n 1.x',
+			globals: { expectedEngine: { core: '1.122.48', workflow: '1.120.31' } },
+			testMatch: ['<rootDir>/test/**/*.test.ts'],
+			testPathIgnorePatterns: ['/node_modules/', '/test/package.test.ts'],
+			setupFilesAfterEnv: ['<rootDir>/test/harness/n8nV1Cleanup.ts'],
+			moduleNameMapper: {
+				'^n8n-core$': v1,
+				'^n8n-workflow$': `${v1}/node_modules/n8n-workflow`,
+				'^@n8n/di$': `${v1}/node_modules/@n8n/di`,
+			},
+		},
+	],
 };

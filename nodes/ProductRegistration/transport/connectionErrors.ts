@@ -1,9 +1,14 @@
-/** The error code of a failed connection (ECONNRESET, ...), wherever the HTTP stack nested it. */
+/**
+ * The error code of a failed connection (ECONNRESET, ...), wherever the HTTP stack put it: n8n 2.x nests the
+ * client's error as `cause` with a `code`, n8n 1.x keeps the code as the wrapping error's `httpCode`.
+ */
 export function connectionErrorCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-		const { code } = current as { code?: unknown };
-		if (typeof code === 'string' && /^(E[A-Z_]+|UND_ERR\w*)$/.test(code)) return code;
+		const { code, httpCode } = current as { code?: unknown; httpCode?: unknown };
+		for (const candidate of [code, httpCode]) {
+			if (typeof candidate === 'string' && /^(E[A-Z_]+|UND_ERR\w*)$/.test(candidate)) return candidate;
+		}
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;
