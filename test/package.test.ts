@@ -45,6 +45,41 @@ describe('the published package', () => {
 		for (const entry of packageJson.n8n.nodes) expect(packedFiles).toContain(entry.replace(/\.js$/, '.json'));
 	});
 
+	test('the built nodes and credential load with the n8n-workflow of n8n 1.81 (1.79.1), the oldest line supported', () => {
+		// Loads dist/ in a fresh process whose `require('n8n-workflow')` gets 1.79.1 (installed as n8n-workflow-v1-79),
+		// then checks each node's description with that line's own parameter handling.
+		const script = `
+			const Module = require('node:module');
+			const resolve = Module._resolveFilename;
+			Module._resolveFilename = function (request, ...rest) {
+				return resolve.call(this, request === 'n8n-workflow' ? 'n8n-workflow-v1-79' : request, ...rest);
+			};
+			const { NodeHelpers } = require('n8n-workflow');
+			const entries = ${JSON.stringify([...packageJson.n8n.nodes, ...packageJson.n8n.credentials])};
+			const loaded = entries.map((entry) => {
+				const Type = Object.values(require('./' + entry))[0];
+				const instance = new Type();
+				const description = instance.description ?? instance;
+				NodeHelpers.getNodeParameters(description.properties, {}, true, false, null, null);
+				return { name: description.name, inputs: description.inputs, outputs: description.outputs };
+			});
+			console.log(JSON.stringify({ version: require('n8n-workflow-v1-79/package.json').version, loaded }));
+		`;
+		const output = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' })) as {
+			version: string;
+			loaded: Array<{ name: string; inputs?: string[]; outputs?: string[] }>;
+		};
+
+		expect(output).toEqual({
+			version: '1.79.1',
+			loaded: [
+				{ name: 'productRegistration', inputs: ['main'], outputs: ['main'] },
+				{ name: 'productRegistrationTrigger', inputs: [], outputs: ['main'] },
+				{ name: 'productRegistrationApi' },
+			],
+		});
+	});
+
 	test('shipped JavaScript requires nothing but n8n-workflow and its own files', () => {
 		const requires = packedFiles
 			.filter((path) => path.endsWith('.js'))

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { mainConnection } from '../shared/connectionTypes';
 import { properties } from './actions/properties';
 import { router } from './actions/router';
 
@@ -17,8 +17,8 @@ export class ProductRegistration implements INodeType {
 			name: 'Product Registration',
 		},
 		usableAsTool: true,
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		inputs: [mainConnection],
+		outputs: [mainConnection],
 		credentials: [
 			{
 				name: 'productRegistrationApi',

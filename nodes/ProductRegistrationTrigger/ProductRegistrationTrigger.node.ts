@@ -6,8 +6,8 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { mainConnection } from '../shared/connectionTypes';
 import { DEFAULT_MAX_BODY_KB, judgeWebhook } from './registrationWebhook';
 
 export class ProductRegistrationTrigger implements INodeType {
@@ -23,7 +23,7 @@ export class ProductRegistrationTrigger implements INodeType {
 			name: 'Product Registration Trigger',
 		},
 		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
+		outputs: [mainConnection],
 		webhooks: [
 			{
 				name: 'default',
