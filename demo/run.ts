@@ -1,4 +1,6 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { startWebhookServer, TRIGGER_NODE_NAME } from '../engine/webhookServer';
 import type { RunWorkflowOptions } from '../engine/workflowRunner';
@@ -25,15 +27,6 @@ const crmContacts: INodeExecutionData[] = [
 	{ json: { contact: 'Cy Diaz', email: 'cy.diaz@example.com' } },
 ];
 
-const sheetRows: INodeExecutionData[] = [
-	{ json: { product: 'Kettle K1', email: 'dee.fox@example.com', name: 'Dee Fox', serials: 'KT-2024-0002', bought: '2024-07-01', state: 'CA' } },
-	{ json: { product: 'Toaster T2', email: 'eli.gray@example.com', name: 'Eli Gray', serials: '', bought: '2024-07-02T18:30:00+02:00', state: 'TX' } },
-	{ json: { product: 'Blender B3', email: 'fay.hunt@example.com', name: 'Fay Hunt', serials: 'BL/2024 0001', bought: '2024-07-03', state: 'NY' } },
-];
-
-const warehouseSheet: INodeExecutionData[] = Array.from({ length: 250 }, (_, index) => ({
-	json: { serial: `WH-2024-${String(index + 1).padStart(4, '0')}`, sku: 'KETTLE-K1', tags: 'kettle, 2024' },
-}));
 
 const node = productRegistrationNode;
 const one = (name: string, parameters: Record<string, unknown>, continueOnFail = false) => ({
@@ -41,59 +34,8 @@ const one = (name: string, parameters: Record<string, unknown>, continueOnFail =
 	startNode: name,
 });
 
-const registrationWebhook: IDataObject = {
-	type: 'product-registration',
-	items: [
-		{ product: { name: 'Kettle K1', sku: 'KETTLE-K1' }, purchaseDate: '2024-07-09', serialNumbers: ['KT-2024-0001'], extraFields: [] },
-		{ product: { name: 'Blender B3', sku: 'BLENDER-B3' }, purchaseDate: '2024-07-09', serialNumbers: ['BL/2024 0001'], extraFields: [] },
-	],
-	customer: { name: 'Gus Ide', email: 'gus.ide@example.com' },
-};
-
-const demos: Demo[] = [
-	{
-		title: 'React to a new registration (trigger)',
-		story: 'The service posts a registration webhook; the trigger splits it per product, and each serial is looked up.',
-		webhookPayload: registrationWebhook,
-		run: {
-			workflow: {
-				nodes: [
-					{
-						id: 'trigger',
-						name: TRIGGER_NODE_NAME,
-						type: TRIGGER_NODE_TYPE,
-						typeVersion: 1,
-						position: [0, 0],
-						parameters: { splitIntoItems: true },
-					},
-					node('Look up serial', { resource: 'serialNumber', operation: 'get', serialNumber: '={{ $json.serialNumbers[0] }}' }),
-				],
-				connections: { [TRIGGER_NODE_NAME]: { main: [[{ node: 'Look up serial', type: 'main', index: 0 }]] } },
-			},
-			startNode: TRIGGER_NODE_NAME,
-		},
-		show: 'Look up serial',
-	},
-	{
-		title: 'Register products from spreadsheet rows',
-		story: 'Three sheet rows become three registrations in one request (batches of 100), each linked to its row.',
-		run: {
-			...one('Register product', {
-				resource: 'registration',
-				operation: 'create',
-				productName: '={{ $json.product }}',
-				customerEmail: '={{ $json.email }}',
-				customerName: '={{ $json.name }}',
-				serialNumbers: '={{ $json.serials }}',
-				purchaseDate: '={{ $json.bought }}',
-				additionalFields: { customer: { details: { state: '={{ $json.state }}' } } },
-			}),
-			items: sheetRows,
-		},
-		show: 'Register product',
-		view: ({ id, productName, customerEmail, serialNumbers, purchaseDate, customer }) =>
-			({ id, productName, customerEmail, serialNumbers, purchaseDate, customer }),
-	},
+/** Shows what the example workflows do not: chaining on a lookup, a bad row, and serials that are or are not known. */
+const moreDemos: Demo[] = [
 	{
 		title: "Look up each CRM contact's registrations, then approve them",
 		story: 'Get Many lists the registrations of each contact; Change Status approves each one it found.',
@@ -139,69 +81,6 @@ const demos: Demo[] = [
 		show: 'Registrations of contact',
 	},
 	{
-		title: 'Upload a receipt and attach it to a status change',
-		story: 'A form sent a receipt: Upload File stores it, Change Status attaches its URL to registration R000001.',
-		run: {
-			workflow: {
-				nodes: [
-					node('Upload receipt', { resource: 'file', operation: 'upload' }),
-					node('Receipt received', {
-						resource: 'registration',
-						operation: 'updateStatus',
-						registrationId: 'R000001',
-						status: 'receipt received',
-						isPublic: true,
-						additionalFields: { assetsJson: '={{ [{ name: $json.fileName, url: $json.url }] }}' },
-					}),
-				],
-				connections: { 'Upload receipt': { main: [[{ node: 'Receipt received', type: 'main', index: 0 }]] } },
-			},
-			startNode: 'Upload receipt',
-			items: [
-				{
-					json: { order: 1001 },
-					binary: {
-						data: {
-							data: Buffer.from('%PDF-1.4\nReceipt for order 1001: Kettle K1, $49.00\n%%EOF\n').toString('base64'),
-							fileName: 'receipt-1001.pdf',
-							mimeType: 'application/pdf',
-						},
-					},
-				},
-			],
-		},
-		show: 'Receipt received',
-		view: ({ id, status, statusHistory }) => ({
-			id,
-			status,
-			assets: (statusHistory as IDataObject[]).at(-1)?.assets,
-		}),
-	},
-	{
-		title: 'Import serial numbers in bulk',
-		story: '250 rows from a warehouse sheet are added in 3 requests (batches of 100).',
-		run: {
-			...one('Import serials', {
-				resource: 'serialNumber',
-				operation: 'create',
-				serialNumber: '={{ $json.serial }}',
-				sku: '={{ $json.sku }}',
-				customerTags: '={{ $json.tags }}',
-			}),
-			items: warehouseSheet,
-		},
-		show: 'Import serials',
-	},
-	{
-		title: 'Give each new order an unregistered serial number',
-		story: 'Three orders arrive at once; each receives a different free serial, never the same one twice.',
-		run: {
-			...one('Free serial', { resource: 'serialNumber', operation: 'getUnregistered' }),
-			items: [{ json: { order: 5001 } }, { json: { order: 5002 } }, { json: { order: 5003 } }],
-		},
-		show: 'Free serial',
-	},
-	{
 		title: 'Check serial numbers a customer typed in',
 		story: 'A known serial (with "/" and a space in it) is found; an unknown one is found: false, not an error.',
 		run: {
@@ -211,6 +90,61 @@ const demos: Demo[] = [
 		show: 'Check serial',
 	},
 ];
+
+const examplesDirectory = join(__dirname, '..', 'examples');
+
+interface ExampleWorkflow {
+	name: string;
+	nodes: INode[];
+	connections: IConnections;
+	pinData?: Record<string, INodeExecutionData[]>;
+}
+
+/** What a receipt form submission holds: the registration it is for and the file, as the Form Trigger gives it. */
+const formSubmission: INodeExecutionData = {
+	json: { 'Registration ID': 'R000001' },
+	binary: {
+		Receipt: {
+			data: Buffer.from('%PDF-1.4\nReceipt for order 1001: Kettle K1, $49.00\n%%EOF\n').toString('base64'),
+			fileName: 'receipt-1001.pdf',
+			mimeType: 'application/pdf',
+		},
+	},
+};
+
+/**
+ * Each workflow in examples/ as it would be imported into n8n, run from its start node: the Manual Trigger with the
+ * rows pinned to it, the Form Trigger with a sample submission, and the Product Registration Trigger with a sample
+ * webhook fired at it over HTTP. The output shown is that of the workflow's last node.
+ */
+function exampleDemos(): Demo[] {
+	return readdirSync(examplesDirectory)
+		.filter((file) => file.endsWith('.json') && !file.startsWith('sample-'))
+		.map((file) => {
+			const example = JSON.parse(readFileSync(join(examplesDirectory, file), 'utf8')) as ExampleWorkflow;
+			const nodes = example.nodes.filter((candidate) => candidate.type !== 'n8n-nodes-base.stickyNote');
+			const start = nodes.find((candidate) => /trigger/i.test(candidate.type))!;
+			const last = nodes.find((candidate) => !example.connections[candidate.name])!;
+			const note = example.nodes.find((candidate) => candidate.type === 'n8n-nodes-base.stickyNote');
+			const story = String(note?.parameters.content ?? '').split('\n')[1] ?? '';
+			const demo: Demo = {
+				title: `${example.name} (examples/${file})`,
+				story: story.length > 160 ? `${story.slice(0, 157)}...` : story,
+				run: {
+					workflow: { name: example.name, nodes, connections: example.connections },
+					startNode: start.name,
+					items: example.pinData?.[start.name] ?? [formSubmission],
+				},
+				show: last.name,
+			};
+			if (start.type === TRIGGER_NODE_TYPE) {
+				demo.webhookPayload = JSON.parse(
+					readFileSync(join(examplesDirectory, 'sample-registration-webhook.json'), 'utf8'),
+				) as IDataObject;
+			}
+			return demo;
+		});
+}
 
 function summarize(json: IDataObject, view?: Demo['view']): string {
 	const text = JSON.stringify(view && json.error === undefined ? view(json) : json);
@@ -246,7 +180,7 @@ async function main(): Promise<void> {
 
 	let failed = false;
 	try {
-		for (const [index, demo] of demos.entries()) {
+		for (const [index, demo] of [...exampleDemos(), ...moreDemos].entries()) {
 			console.log(`${index + 1}. ${demo.title}\n   ${demo.story}`);
 			const requestsBefore = sandbox.requests.length;
 			const started = Date.now();

@@ -28,6 +28,7 @@ import { createRunExecutionData, ICredentialsHelper, NodeHelpers, Workflow } fro
 import { ProductRegistrationApi } from '../credentials/ProductRegistrationApi.credentials';
 import { ProductRegistration } from '../nodes/ProductRegistration/ProductRegistration.node';
 import { ProductRegistrationTrigger } from '../nodes/ProductRegistrationTrigger/ProductRegistrationTrigger.node';
+import { standInNodeTypes } from './standInNodes';
 
 const NODE_NAME = 'Product Registration';
 const NODE_TYPE = 'n8n-nodes-product-registration.productRegistration';
@@ -36,6 +37,7 @@ export const TRIGGER_NODE_TYPE = 'n8n-nodes-product-registration.productRegistra
 const nodeTypeClasses: Record<string, INodeType | IVersionedNodeType> = {
 	[NODE_TYPE]: new ProductRegistration(),
 	[TRIGGER_NODE_TYPE]: new ProductRegistrationTrigger(),
+	...standInNodeTypes,
 };
 
 const credentialTypes: Record<string, ICredentialType> = {
