@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { inBatches } from '../helpers/batching';
 import { Pace, runPaced } from '../helpers/pace';
 import { requestPace } from '../transport/serviceRequest';
-import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batchOptions';
+import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batchCreate';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './requestOptions';
 import * as file from './file/File.resource';
 import * as registration from './registration/Registration.resource';

@@ -1,9 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { batchDescription, resultPerEntry } from '../../helpers/batching';
 import { optionalText } from '../../helpers/values';
-import { serviceRequest } from '../../transport/serviceRequest';
-import { batchSizeOption } from '../batchOptions';
+import { batchSender, batchSizeOption } from '../batchCreate';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
 import { optionsCollection } from '../requestOptions';
@@ -119,16 +117,5 @@ export function toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject
 	return registration;
 }
 
-/** Creates a batch of registrations with one POST; one result per registration sent. */
-export async function sendBatch(
-	this: IExecuteFunctions,
-	registrations: IDataObject[],
-	itemIndexes: number[],
-): Promise<IDataObject[]> {
-	const { body } = await serviceRequest.call(
-		this,
-		{ method: 'POST', path: 'registrations', body: { registrations }, creates: batchDescription('registration', itemIndexes) },
-		itemIndexes[0],
-	);
-	return resultPerEntry(body, 'registrations', registrations);
-}
+/** One POST per batch; one result per entry. */
+export const sendBatch = batchSender('registrations', 'registrations', 'registration');

@@ -1,9 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { batchDescription, resultPerEntry } from '../../helpers/batching';
 import { optionalText, optionalTextList, requiredText } from '../../helpers/values';
-import { serviceRequest } from '../../transport/serviceRequest';
-import { batchSizeOption } from '../batchOptions';
+import { batchSender, batchSizeOption } from '../batchCreate';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
 import { optionsCollection } from '../requestOptions';
@@ -44,21 +42,5 @@ export function toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject
 	return entry;
 }
 
-/** Adds a batch of serial numbers with one POST; one result per serial number sent. */
-export async function sendBatch(
-	this: IExecuteFunctions,
-	serialNumbers: IDataObject[],
-	itemIndexes: number[],
-): Promise<IDataObject[]> {
-	const { body } = await serviceRequest.call(
-		this,
-		{
-			method: 'POST',
-			path: 'serial_numbers',
-			body: { serialNumbers },
-			creates: batchDescription('serial number', itemIndexes),
-		},
-		itemIndexes[0],
-	);
-	return resultPerEntry(body, 'serialNumbers', serialNumbers);
-}
+/** One POST per batch; one result per entry. */
+export const sendBatch = batchSender('serial_numbers', 'serialNumbers', 'serial number');
