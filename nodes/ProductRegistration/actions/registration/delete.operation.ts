@@ -4,7 +4,7 @@ import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
 import { concurrencyOption, optionsCollection } from '../requestOptions';
-import { readRegistrationId, registrationIdProperty, registrationPath } from './registrationFields';
+import { readRegistrationId, registrationIdProperty, registrationTarget } from './registrationFields';
 
 export const description = displayFor('registration', 'delete', [
 	registrationIdProperty,
@@ -16,7 +16,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const registrationId = readRegistrationId(new ItemInput(this, itemIndex));
 	await serviceRequest.call(
 		this,
-		{ method: 'DELETE', path: registrationPath(registrationId), names: `registration "${registrationId}"` },
+		{ method: 'DELETE', ...registrationTarget(registrationId) },
 		itemIndex,
 	);
 	return { deleted: true, registrationId };

@@ -169,7 +169,13 @@ export function readRegistrationId(input: ItemInput): string {
 	return input.parameter('registrationId', 'Registration ID', pathSegmentText);
 }
 
-/** The API path of a registration, its ID percent-encoded so `/`, `#`, `?` and spaces stay inside one segment. */
-export function registrationPath(registrationId: string): string {
-	return `registrations/${encodeURIComponent(registrationId)}`;
+/**
+ * Where a request about one registration goes, and how a 404 names it: the ID percent-encoded so `/`, `#`, `?` and
+ * spaces stay inside one path segment; `below` adds a sub-path such as `/status`.
+ */
+export function registrationTarget(registrationId: string, below = ''): { path: string; names: string } {
+	return {
+		path: `registrations/${encodeURIComponent(registrationId)}${below}`,
+		names: `registration "${registrationId}"`,
+	};
 }

@@ -12,7 +12,7 @@ import {
 	readExtraFields,
 	readRegistrationId,
 	registrationIdProperty,
-	registrationPath,
+	registrationTarget,
 } from './registrationFields';
 
 const properties: INodeProperties[] = [
@@ -46,9 +46,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		this,
 		{
 			method: 'PUT',
-			path: registrationPath(registrationId),
+			...registrationTarget(registrationId),
 			body: { registration },
-			names: `registration "${registrationId}"`,
 		},
 		itemIndex,
 	);

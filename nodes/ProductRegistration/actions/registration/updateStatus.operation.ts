@@ -13,7 +13,7 @@ import { displayFor } from '../displayFor';
 import { prepareUpload, upload } from '../file/fileUpload';
 import { ItemInput } from '../itemInput';
 import { concurrencyOption, optionsCollection } from '../requestOptions';
-import { readRegistrationId, registrationIdProperty, registrationPath } from './registrationFields';
+import { readRegistrationId, registrationIdProperty, registrationTarget } from './registrationFields';
 
 const properties: INodeProperties[] = [
 	registrationIdProperty,
@@ -139,10 +139,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		this,
 		{
 			method: 'POST',
-			path: `${registrationPath(registrationId)}/status`,
+			...registrationTarget(registrationId, '/status'),
 			body,
 			creates: `the status change to "${status}"`,
-			names: `registration "${registrationId}"`,
 		},
 		itemIndex,
 	);
