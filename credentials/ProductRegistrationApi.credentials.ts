@@ -6,6 +6,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { BASE_URL_ROOT_EXPRESSION } from '../nodes/shared/serviceUrl';
+
 export class ProductRegistrationApi implements ICredentialType {
 	name = 'productRegistrationApi';
 
@@ -53,7 +55,7 @@ export class ProductRegistrationApi implements ICredentialType {
 	// Listing one registration is read-only and needs a valid token, so it proves both the address and the token.
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			baseURL: BASE_URL_ROOT_EXPRESSION,
 			url: '/api/registrations',
 			qs: { limit: 1 },
 		},

@@ -31,11 +31,11 @@ import { ProductRegistrationTrigger } from '../nodes/ProductRegistrationTrigger/
 import { standInNodeTypes } from './standInNodes';
 
 const NODE_NAME = 'Product Registration';
-const NODE_TYPE = 'n8n-nodes-product-registration.productRegistration';
+export const PRODUCT_REGISTRATION_TYPE = 'n8n-nodes-product-registration.productRegistration';
 export const TRIGGER_NODE_TYPE = 'n8n-nodes-product-registration.productRegistrationTrigger';
 
 const nodeTypeClasses: Record<string, INodeType | IVersionedNodeType> = {
-	[NODE_TYPE]: new ProductRegistration(),
+	[PRODUCT_REGISTRATION_TYPE]: new ProductRegistration(),
 	[TRIGGER_NODE_TYPE]: new ProductRegistrationTrigger(),
 	...standInNodeTypes,
 };
@@ -132,35 +132,8 @@ class LocalCredentialsHelper extends ICredentialsHelper {
 	}
 }
 
-/**
- * The request n8n's credential Test button would send for these credentials: the credential type's `test` request
- * with its expressions resolved and its authentication applied.
- */
-export async function resolveCredentialTestRequest(
-	credentialType: ICredentialType,
-	credentials: ServiceCredentials,
-): Promise<{ url: string; method: string; headers: Record<string, string> }> {
-	const { request } = credentialType.test ?? {};
-	if (!request) throw new Error(`${credentialType.name} has no test request`);
-	const node = productRegistrationNode(NODE_NAME, {});
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	const data = { ...credentials };
-	const resolve = (value: unknown) => resolveWithCredentials(workflow, node, value, data);
-	const url = new URL(`${resolve(request.baseURL ?? '') as string}${resolve(request.url ?? '') as string}`);
-	for (const [key, value] of Object.entries(request.qs ?? {})) url.searchParams.set(key, String(resolve(value)));
-	const authenticated = await new LocalCredentialsHelper(credentials).authenticate(
-		data,
-		credentialType.name,
-		{ url: url.toString(), headers: {} },
-		workflow,
-		node,
-	);
-	return {
-		url: authenticated.url,
-		method: request.method ?? 'GET',
-		headers: authenticated.headers as Record<string, string>,
-	};
-}
+/** The binary data store's folder starts with this, so tests can tell its files among the open ones. */
+export const BINARY_STORE_PREFIX = 'product-registration-binary-';
 
 let binaryDataReady: Promise<void> | undefined;
 
@@ -172,7 +145,7 @@ async function useFilesystemBinaryData(): Promise<void> {
 	binaryDataReady ??= (async () => {
 		const config = Container.get(BinaryDataConfig);
 		config.mode = 'filesystem';
-		config.localStoragePath = mkdtempSync(join(tmpdir(), 'product-registration-binary-'));
+		config.localStoragePath = mkdtempSync(join(tmpdir(), BINARY_STORE_PREFIX));
 		await Container.get(BinaryDataService).init();
 	})();
 	await binaryDataReady;
@@ -310,7 +283,7 @@ export function productRegistrationNode(name: string, parameters: INodeParameter
 	return {
 		id: name.replace(/\W+/g, '-').toLowerCase(),
 		name,
-		type: NODE_TYPE,
+		type: PRODUCT_REGISTRATION_TYPE,
 		typeVersion: 1,
 		position: [0, 0],
 		parameters,

@@ -1,5 +1,6 @@
 import { ProductRegistrationApi } from '../credentials/ProductRegistrationApi.credentials';
-import { resolveCredentialTestRequest, runNode } from '../engine/workflowRunner';
+import { testCredential } from '../engine/editorCalls';
+import { runNode } from '../engine/workflowRunner';
 import { useSandbox } from './harness/sandbox';
 
 const { sandbox, credentials } = useSandbox();
@@ -65,17 +66,17 @@ describe('credential', () => {
 		expect(JSON.stringify(result.error)).not.toContain('secret');
 	});
 
-	test("the credential's Test request succeeds with the right token and fails with a wrong one", async () => {
+	test("the credential's Test button, run as n8n runs it, says OK for the right token and Error for a wrong one", async () => {
 		const credential = new ProductRegistrationApi();
-		const send = async (accessToken: string) => {
-			const request = await resolveCredentialTestRequest(credential, { baseUrl: `${sandbox().baseUrl}//`, accessToken });
-			return await fetch(request.url, { method: request.method, headers: request.headers });
-		};
+		const test = async (accessToken: string) =>
+			await testCredential(credential, { baseUrl: `${sandbox().baseUrl}//`, accessToken });
 
-		expect((await send(sandbox().token)).status).toBe(200);
-		expect((await send('not-the-token')).status).toBe(401);
-		const [first] = sandbox().requests;
-		expect(first.method).toBe('GET');
-		expect(first.url).toBe('/api/registrations?limit=1');
+		expect(await test(sandbox().token)).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect((await test('not-the-token')).status).toBe('Error');
+		// n8n's helper asks once more after a 401 (to refresh tokens that can be refreshed); each ask is the same read.
+		expect(new Set(sandbox().requests.map(({ method, url }) => `${method} ${url}`))).toEqual(
+			new Set(['GET /api/registrations?limit=1']),
+		);
+		expect(sandbox().requests[0].headers.authorization).toBe(`Bearer ${sandbox().token}`);
 	});
 });

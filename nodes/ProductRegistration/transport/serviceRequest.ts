@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
+import { BASE_URL_SUFFIX } from '../../shared/serviceUrl';
 import { executionScoped } from '../helpers/executionScope';
 import type { Pace } from '../helpers/pace';
 import { connectionErrorCode, connectionProblem } from './connectionErrors';
@@ -90,7 +91,7 @@ export function buildServiceUrl(node: INode, baseUrl: string, path: string, item
 	if (parsed.search !== '' || parsed.hash !== '') {
 		throw refuse('must not contain a query (?...) or a fragment (#...)');
 	}
-	const root = `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '').replace(/\/api$/, '');
+	const root = `${parsed.origin}${parsed.pathname}`.replace(BASE_URL_SUFFIX, '');
 	return `${root}/api/${path.replace(/^\/+/, '')}`;
 }
 
