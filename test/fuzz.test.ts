@@ -117,6 +117,20 @@ const GROUPS = new Set([
 	'options',
 ]);
 
+/**
+ * Resource locators: the editor saves them as `{ __rl, mode, value }` with what was typed (text) or mapped (an
+ * expression, which may give any value) as the value; n8n's own checks assume text there.
+ */
+const RESOURCE_LOCATORS = new Set(['registrationId']);
+
+function savedAs(path: string, value: unknown, viaExpression: boolean): unknown {
+	if (viaExpression || GROUPS.has(path)) {
+		return RESOURCE_LOCATORS.has(path) ? { __rl: true, mode: 'id', value: '={{ $json.value }}' } : '={{ $json.value }}';
+	}
+	if (!RESOURCE_LOCATORS.has(path)) return value;
+	return { __rl: true, mode: 'id', value: typeof value === 'string' ? value : JSON.stringify(value) ?? '' };
+}
+
 function withValue(parameters: INodeParameters, path: string, value: unknown): INodeParameters {
 	const copy = structuredClone(parameters) as Record<string, unknown>;
 	const keys = path.split('.');
@@ -154,7 +168,7 @@ describe('fuzzed parameters', () => {
 					const fuzzedParameters = withValue(
 						{ ...parameters, options: { retryDelay: 1, timeout: 2000, ...(parameters.options as object) } },
 						path,
-						viaExpression || GROUPS.has(path) ? '={{ $json.value }}' : (value as NodeParameterValueType),
+						savedAs(path, value, viaExpression) as NodeParameterValueType,
 					);
 					let result: Awaited<ReturnType<typeof runNode>>;
 					try {

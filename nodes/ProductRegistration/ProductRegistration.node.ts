@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { mainConnection } from '../shared/connectionTypes';
 import { properties } from './actions/properties';
 import { router } from './actions/router';
+import { searchRegistrations } from './methods/listSearch';
 
 export class ProductRegistration implements INodeType {
 	description: INodeTypeDescription = {
@@ -26,6 +27,10 @@ export class ProductRegistration implements INodeType {
 			},
 		],
 		properties,
+	};
+
+	methods = {
+		listSearch: { searchRegistrations },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

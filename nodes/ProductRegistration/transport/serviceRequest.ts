@@ -2,6 +2,7 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestMethods,
+	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
 	INode,
 	JsonObject,
@@ -158,7 +159,12 @@ interface PassingFailure {
 	help?: string;
 }
 
-function readPolicy(context: IExecuteFunctions, itemIndex: number): RequestPolicy {
+/** A run of the node, or a search the editor makes while the user picks a value (From List). */
+export type ServiceContext = IExecuteFunctions | ILoadOptionsFunctions;
+
+function readPolicy(context: ServiceContext, itemIndex: number): RequestPolicy {
+	// An editor search has no items and no Options: it uses the defaults.
+	if (!('getInputData' in context)) return DEFAULT_REQUEST_POLICY;
 	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const read = (name: string, label: string, fallback: number, min: number, max: number) => {
 		const value = options[name] ?? fallback;
@@ -263,7 +269,7 @@ function judgeResponse(
  * failure into an n8n error for the given item — with the service's own message and HTTP status, never the token.
  */
 export async function serviceRequest(
-	this: IExecuteFunctions,
+	this: ServiceContext,
 	request: ServiceRequest,
 	itemIndex: number,
 ): Promise<ServiceResponse> {
@@ -326,7 +332,7 @@ export async function serviceRequest(
 			throw fail(`${problem}, after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'}`, outcome.httpCode, outcome.help);
 		}
 		mayHaveActed ||= !outcome.notActedOn;
-		if (this.getExecutionCancelSignal?.()?.aborted) {
+		if ('getExecutionCancelSignal' in this && this.getExecutionCancelSignal()?.aborted) {
 			throw fail(`The execution was cancelled while ${outcome.problem}`, outcome.httpCode);
 		}
 		await sleep(outcome.waitMs ?? backoffMs(policy.retryDelayMs, attempt));

@@ -155,18 +155,41 @@ export function readExtraFields(input: ItemInput, values: IDataObject): IDataObj
 	return extra;
 }
 
+/** The list-search method of the node that fills the "From List" mode of Registration. */
+export const SEARCH_REGISTRATIONS = 'searchRegistrations';
+
+/**
+ * The registration an operation acts on: picked from a list searched by customer e-mail, or given by ID (typed or
+ * mapped). Workflows saved with a plain string or expression here keep working: such a value is read as the ID.
+ */
 export const registrationIdProperty: INodeProperties = {
-	displayName: 'Registration ID',
+	displayName: 'Registration',
 	name: 'registrationId',
-	type: 'string',
+	type: 'resourceLocator',
 	required: true,
-	default: '',
-	placeholder: 'R000123',
-	description: 'ID of the registration, as shown in the admin or in the registration webhook',
+	default: { mode: 'list', value: '' },
+	description: 'The registration to act on',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a registration...',
+			typeOptions: { searchListMethod: SEARCH_REGISTRATIONS, searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. R000123',
+			hint: 'The ID shown in the admin or in the registration webhook',
+		},
+	],
 };
 
 export function readRegistrationId(input: ItemInput): string {
-	return input.parameter('registrationId', 'Registration ID', pathSegmentText);
+	const value = input.context.getNodeParameter('registrationId', input.itemIndex, undefined, { extractValue: true });
+	return input.convert(value, 'Registration ID', pathSegmentText);
 }
 
 /**
