@@ -3,6 +3,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { runNode, storeBinary } from '../engine/workflowRunner';
 import { BUCKET } from '../sandbox/objectStorage';
+import { eventually, openBinaryFiles } from './harness/openHandles';
 import { useSandbox } from './harness/sandbox';
 
 const { sandbox, credentials } = useSandbox();
@@ -154,6 +155,20 @@ describe('file: Upload', () => {
 		expect(result.items[0].json.error).toMatch(
 			/^Uploading "big-receipt.tiff" to the storage failed: the connection (was reset|was closed while sending) before the upload completed\. The file is not stored; run the step again\.$/,
 		);
+	});
+
+	test.each([
+		['the service refuses the upload address', () => sandbox().faultQueue.push({ status: 401, body: { message: 'Invalid access token' } })],
+		['the storage refuses the file', () => (sandbox().uploadUrlTtlSeconds = -60)],
+		['the connection to the storage breaks', () => (sandbox().storage.cutNextPutAfterBytes = 64 * 1024)],
+	])('when %s, no file of the binary store is left open', async (_case, fail) => {
+		const binary = await storeBinary(randomBytes(2 * 1024 * 1024), { fileName: 'receipt.tiff', mimeType: 'image/tiff' });
+		fail();
+
+		const result = await runNode({ parameters: uploadParameters(), credentials: credentials(), items: [{ json: {}, binary: { data: binary } }] });
+
+		expect(result.error?.message).toBeDefined();
+		expect(await eventually(() => openBinaryFiles().length === 0)).toBe(true);
 	});
 
 	test('a service answer without an upload address is a clear error', async () => {

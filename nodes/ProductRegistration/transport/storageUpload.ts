@@ -67,6 +67,9 @@ export async function putToStorage(this: IExecuteFunctions, upload: StorageUploa
 		throw fail(
 			`Uploading "${upload.fileName}" to the storage failed: ${connectionProblem(connectionErrorCode(error))} before the upload completed. The file is not stored; run the step again.`,
 		);
+	} finally {
+		// The storage may answer (or the connection break) before reading the whole file: close it either way.
+		if (!Buffer.isBuffer(upload.body)) upload.body.destroy();
 	}
 	if (response.statusCode >= 200 && response.statusCode < 300) return;
 

@@ -63,15 +63,8 @@ export async function upload(
 	{ binary, fileName, fileType }: PreparedUpload,
 	itemIndex: number,
 ): Promise<UploadedFile> {
-	let body: BinaryStream | Buffer;
-	let fileSize: number;
-	if (binary.id) {
-		fileSize = (await this.helpers.getBinaryMetadata(binary.id)).fileSize;
-		body = await this.helpers.getBinaryStream(binary.id);
-	} else {
-		body = Buffer.from(binary.data, 'base64');
-		fileSize = body.length;
-	}
+	const inline = binary.id ? undefined : Buffer.from(binary.data, 'base64');
+	const fileSize = inline?.length ?? (await this.helpers.getBinaryMetadata(binary.id!)).fileSize;
 
 	const { body: answer } = await serviceRequest.call(
 		this,
@@ -84,6 +77,8 @@ export async function upload(
 		throw new NodeApiError(this.getNode(), { message }, { message, itemIndex });
 	}
 
+	// Opened only now that there is somewhere to send it, so no failure before the PUT leaves a file handle open.
+	const body: BinaryStream | Buffer = inline ?? (await this.helpers.getBinaryStream(binary.id!));
 	await putToStorage.call(this, { signedRequest, fileName, fileType, fileSize, body }, itemIndex);
 	return { url, fileName, fileType, fileSize };
 }
