@@ -14,6 +14,8 @@ const shared = {
 /** @type {import('jest').Config} */
 module.exports = {
 	testTimeout: 30000,
+	// The package tests and the editor-view suite look at dist/, as n8n loads it: built once, before any test.
+	globalSetup: '<rootDir>/test/harness/buildOnce.js',
 	projects: [
 		{
 			...shared,

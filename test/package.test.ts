@@ -15,7 +15,6 @@ describe('the published package', () => {
 	let packedFiles: string[];
 
 	beforeAll(() => {
-		npm(['run', 'build']);
 		const [packed] = JSON.parse(npm(['pack', '--dry-run', '--json', '--ignore-scripts'])) as Array<{
 			files: Array<{ path: string }>;
 		}>;

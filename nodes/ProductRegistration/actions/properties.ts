@@ -13,8 +13,16 @@ export const properties: INodeProperties[] = [
 		noDataExpression: true,
 		options: [
 			{
+				name: 'File',
+				value: 'file',
+			},
+			{
 				name: 'Registration',
 				value: 'registration',
+			},
+			{
+				name: 'Serial Number',
+				value: 'serialNumber',
 			},
 		],
 		default: 'registration',
