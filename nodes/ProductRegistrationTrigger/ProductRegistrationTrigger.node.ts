@@ -55,7 +55,7 @@ export class ProductRegistrationTrigger implements INodeType {
 				typeOptions: { password: true },
 				default: '',
 				description:
-					'When set, only calls that carry it start the workflow: add ?secret=<the secret> to the URL you paste into the admin (or send it in an X-Webhook-Secret header). Other calls get 401.',
+					'When set, only calls that carry it start the workflow: add ?secret=&lt;the secret&gt; to the URL you paste into the admin (or send it in an X-Webhook-Secret header). Other calls get 401.',
 			},
 			{
 				displayName: 'Options',

@@ -2,6 +2,8 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_REQUEST_POLICY, MAX_RETRIES } from '../transport/serviceRequest';
 
+const { maxRetries: DEFAULT_RETRIES, retryDelayMs: DEFAULT_RETRY_WAIT_MS, timeoutMs: DEFAULT_TIMEOUT_MS } = DEFAULT_REQUEST_POLICY;
+
 /** How requests to the service behave; every operation offers these under Options. */
 const requestOptionProperties: INodeProperties[] = [
 	{
@@ -9,7 +11,7 @@ const requestOptionProperties: INodeProperties[] = [
 		name: 'maxRetries',
 		type: 'number',
 		typeOptions: { minValue: 0, maxValue: MAX_RETRIES },
-		default: DEFAULT_REQUEST_POLICY.maxRetries,
+		default: DEFAULT_RETRIES,
 		description:
 			'How often to repeat a request that failed for a passing reason: rate limit (429), 502/503/504, a lost connection or a timeout. A request that creates something is repeated only when the service cannot have acted on it (429, or a refused connection), so nothing is ever created twice.',
 	},
@@ -18,7 +20,7 @@ const requestOptionProperties: INodeProperties[] = [
 		name: 'retryDelay',
 		type: 'number',
 		typeOptions: { minValue: 0 },
-		default: DEFAULT_REQUEST_POLICY.retryDelayMs,
+		default: DEFAULT_RETRY_WAIT_MS,
 		description:
 			'Wait before the first repeat, in milliseconds; it doubles with each further repeat, with some randomness. A wait the service asks for (Retry-After) is honoured instead, up to 60 seconds.',
 	},
@@ -27,7 +29,7 @@ const requestOptionProperties: INodeProperties[] = [
 		name: 'timeout',
 		type: 'number',
 		typeOptions: { minValue: 1 },
-		default: DEFAULT_REQUEST_POLICY.timeoutMs,
+		default: DEFAULT_TIMEOUT_MS,
 		description:
 			'How long to wait for the service to answer, in milliseconds, before giving up on a request (file uploads to the storage have their own, longer limit)',
 	},

@@ -44,7 +44,7 @@ export const coreFieldProperties: INodeProperties[] = [
 		default: '',
 		placeholder: 'KT-2024-0001, KT-2024-0002',
 		description:
-			'Serial numbers being registered: comma-separated text, or a list from an expression such as {{ $json.serials }}. Known serial numbers become registered.',
+			'Serial numbers being registered: comma-separated text, or a list mapped from the input. Known serial numbers become registered.',
 	},
 	{
 		displayName: 'Purchase Date',

@@ -79,7 +79,7 @@ const properties: INodeProperties[] = [
 				type: 'json',
 				default: '',
 				placeholder: '[{ "name": "receipt.pdf", "url": "https://..." }]',
-				description: 'Assets as a JSON array of objects with name and url, added after the Assets rows',
+				description: 'Assets as a JSON array of objects with a name and a URL, added after the Assets rows',
 			},
 			{
 				displayName: 'Files to Upload and Attach',
