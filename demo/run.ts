@@ -97,7 +97,6 @@ interface ExampleWorkflow {
 	name: string;
 	nodes: INode[];
 	connections: IConnections;
-	pinData?: Record<string, INodeExecutionData[]>;
 }
 
 /** What a receipt form submission holds: the registration it is for and the file, as the Form Trigger gives it. */
@@ -114,7 +113,7 @@ const formSubmission: INodeExecutionData = {
 
 /**
  * Each workflow in examples/ as it would be imported into n8n, run from its start node: the Manual Trigger with the
- * rows pinned to it, the Form Trigger with a sample submission, and the Product Registration Trigger with a sample
+ * click's empty item, the Form Trigger with a sample submission, and the Product Registration Trigger with a sample
  * webhook fired at it over HTTP. The output shown is that of the workflow's last node.
  */
 function exampleDemos(): Demo[] {
@@ -133,7 +132,7 @@ function exampleDemos(): Demo[] {
 				run: {
 					workflow: { name: example.name, nodes, connections: example.connections },
 					startNode: start.name,
-					items: example.pinData?.[start.name] ?? [formSubmission],
+					items: start.type === 'n8n-nodes-base.formTrigger' ? [formSubmission] : [{ json: {} }],
 				},
 				show: last.name,
 			};

@@ -1,0 +1,180 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { seedSampleData } from '../sandbox/sampleData';
+import { Sandbox } from '../sandbox/service';
+import type { RealN8n } from './instance';
+import { N8N_LINES, nodeOutput, packPackage, root } from './instance';
+import type { Example } from './examples';
+import { importExamples } from './examples';
+
+/**
+ * `npm run test:n8n`: every workflow of examples/ imported into a real n8n (each line of N8N_LINES, the package
+ * installed as n8n's community-package installer does) and run against the sandbox as a user runs it: those that
+ * start with a Manual Trigger by `n8n execute`, the others by calling their trigger over HTTP on a started n8n —
+ * the registration webhook, the receipt form. Each run's items are checked. Not part of CI (it needs a real n8n).
+ */
+
+type Items = Array<Record<string, unknown>>;
+
+interface Check {
+	/** How the example is started. */
+	start: 'execute' | 'webhook' | 'form';
+	/** Problems with what the last node gave (and what the service now holds); none means it passed. */
+	check(items: Items, sandbox: Sandbox): string[];
+}
+
+const expectThat = (condition: boolean, problem: string) => (condition ? [] : [problem]);
+
+const CHECKS: Record<string, Check> = {
+	'import-serial-numbers.json': {
+		start: 'execute',
+		check: (items, sandbox) => [
+			...expectThat(items.length === 3, `3 items expected, got ${items.length}`),
+			...['WH-2024-9001', 'WH-2024-9002', 'WH-2024-9003'].flatMap((serial) =>
+				expectThat(sandbox.state.serialCreations.get(serial) === 1, `${serial} should be created once`),
+			),
+		],
+	},
+	'register-products-from-spreadsheet.json': {
+		start: 'execute',
+		check: (items) => [
+			...expectThat(items.length === 2, `2 items expected, got ${items.length}`),
+			...expectThat(
+				items.every((item) => typeof item.id === 'string') &&
+					items.map((item) => item.productName).join() === 'Kettle K1,Toaster T2' &&
+					items[1]?.purchaseDate === '2024-08-02',
+				`registrations as sent expected, got ${JSON.stringify(items).slice(0, 300)}`,
+			),
+		],
+	},
+	'serial-number-per-order.json': {
+		start: 'execute',
+		check: (items) => {
+			const serials = items.map((item) => (item.serialNumbers as string[] | undefined)?.[0]);
+			return [
+				...expectThat(items.length === 2, `2 items expected, got ${items.length}`),
+				...expectThat(serials.every(Boolean) && serials[0] !== serials[1], `two different serials expected, got ${serials.join()}`),
+			];
+		},
+	},
+	'react-to-new-registration.json': {
+		start: 'webhook',
+		check: (items) =>
+			expectThat(
+				items.length === 1 && items[0].found === true && items[0].serialNumber === 'KT-2024-0001',
+				`the serial of the webhook looked up expected, got ${JSON.stringify(items)}`,
+			),
+	},
+	'upload-receipt-and-attach.json': {
+		start: 'form',
+		check: (items, sandbox) => {
+			const history = (items[0]?.statusHistory as Array<{ status: string; assets?: Array<{ url: string }> }>) ?? [];
+			const last = history[history.length - 1];
+			return [
+				...expectThat(items.length === 1 && items[0].status === 'receipt received', `the status change expected, got ${JSON.stringify(items).slice(0, 300)}`),
+				...expectThat(
+					last?.assets?.[0]?.url.startsWith(sandbox.storage.url) === true,
+					`the uploaded receipt attached expected, got ${JSON.stringify(last)}`,
+				),
+			];
+		},
+	},
+};
+
+const RECEIPT = Buffer.from('%PDF-1.4\nReceipt for order 1001: Kettle K1, $49.00\n%%EOF\n');
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+	const until = Date.now() + ms;
+	while (Date.now() < until) {
+		const value = await probe();
+		if (value !== undefined) return value;
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+	throw new Error(`Timed out waiting for ${what}`);
+}
+
+/** Calls the trigger of a started, active example the way its real caller would. */
+async function callTrigger(n8n: RealN8n, example: Example, start: Check['start']): Promise<void> {
+	const trigger = example.workflow.nodes.find((node) => node.webhookId)!;
+	if (start === 'webhook') {
+		const payload = readFileSync(join(root, 'examples', 'sample-registration-webhook.json'));
+		const url = `${n8n.baseUrl}/webhook/${trigger.webhookId}/product-registration`;
+		// A workflow's webhooks can reach n8n a little after it reports ready (2.x): retry a 404 for a while.
+		await waitFor(`the webhook ${url}`, async () => {
+			const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+			return response.status === 404 ? undefined : response.status;
+		});
+		return;
+	}
+	const form = new FormData();
+	form.append('field-0', 'R000001');
+	form.append('field-1', new Blob([RECEIPT], { type: 'application/pdf' }), 'receipt-1001.pdf');
+	const url = `${n8n.baseUrl}/form/${(trigger.parameters.path as string | undefined) || trigger.webhookId}`;
+	await waitFor(`the form ${url}`, async () => {
+		const response = await fetch(url, { method: 'POST', body: form });
+		return response.status === 404 ? undefined : response.status;
+	});
+}
+
+async function smokeOneLine(version: string, tarball: string): Promise<boolean> {
+	console.log(`\nn8n ${version}`);
+	const sandbox = await Sandbox.start();
+	seedSampleData(sandbox.state);
+	const { n8n, examples } = await importExamples(version, tarball, sandbox);
+	let passed = true;
+	const report = (file: string, problems: string[], detail: string) => {
+		passed &&= problems.length === 0;
+		console.log(`  ${problems.length === 0 ? 'ok  ' : 'FAIL'} ${file}: ${detail}${problems.map((problem) => `\n       ${problem}`).join('')}`);
+	};
+	try {
+		for (const example of examples.filter(({ file }) => CHECKS[file]?.start === 'execute')) {
+			const result = await n8n.execute(example.workflow.id, { timeoutMs: 120_000 });
+			const items = nodeOutput(result.data, example.lastNode);
+			const error = result.data?.data.resultData.error?.message ?? (result.data ? undefined : result.output.stdout.slice(-500));
+			const problems = error ? [`the run failed: ${error}`] : CHECKS[example.file].check(items, sandbox);
+			report(example.file, problems, `n8n execute, ${items.length} item(s) from "${example.lastNode}"`);
+		}
+
+		const triggered = examples.filter(({ file }) => CHECKS[file]?.start !== 'execute');
+		for (const example of triggered) await n8n.activate(example.workflow.id);
+		await n8n.start();
+		const cookie = await n8n.ownerSession();
+		for (const example of triggered) {
+			await callTrigger(n8n, example, CHECKS[example.file].start);
+			const [execution] = await waitFor(`an execution of ${example.file}`, async () => {
+				const executions = await n8n.executionsOf(example.workflow.id, cookie);
+				return executions.some((entry) => entry.status !== 'running' && entry.status !== 'new') ? executions : undefined;
+			});
+			const items = nodeOutput({ data: execution.data }, example.lastNode);
+			const problems =
+				execution.status === 'success'
+					? CHECKS[example.file].check(items, sandbox)
+					: [`the execution ended ${execution.status}: ${execution.data.resultData.error?.message}`];
+			report(example.file, problems, `${CHECKS[example.file].start} call on a started n8n, ${items.length} item(s) from "${example.lastNode}"`);
+		}
+	} finally {
+		await n8n.stop();
+		await sandbox.stop();
+		n8n.cleanUp();
+	}
+	const unchecked = readdirSync(join(root, 'examples')).filter((file) => file.endsWith('.json') && !file.startsWith('sample-') && !CHECKS[file]);
+	if (unchecked.length > 0) {
+		console.log(`  FAIL examples without a check: ${unchecked.join(', ')}`);
+		return false;
+	}
+	return passed;
+}
+
+async function main(): Promise<void> {
+	const tarball = await packPackage();
+	let passed = true;
+	for (const version of N8N_LINES) passed = (await smokeOneLine(version, tarball)) && passed;
+	console.log(passed ? '\nevery example passed in a real n8n' : '\nsome examples FAILED');
+	process.exitCode = passed ? 0 : 1;
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});
