@@ -61,9 +61,10 @@ const properties: INodeProperties[] = [
 							{
 								displayName: 'Customer ID',
 								name: 'id',
-								type: 'number',
-								default: 0,
-								description: "The customer's ID in the shop platform",
+								type: 'string',
+								default: '',
+								placeholder: 'e.g. 4567',
+								description: "The customer's ID in the shop platform (a number)",
 							},
 							...customerFields.map(
 								(field): INodeProperties => ({ ...field, type: 'string', default: '' }),

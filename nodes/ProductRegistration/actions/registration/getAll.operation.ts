@@ -41,8 +41,9 @@ const properties: INodeProperties[] = [
 			{
 				displayName: 'Customer ID',
 				name: 'customerId',
-				type: 'number',
-				default: 0,
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 4567',
 				description: "Only registrations of this customer (the shop platform's customer ID)",
 			},
 			{
@@ -70,6 +71,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const email = input.convert(filters.email, 'Customer Email filter', optionalEmail);
 	if (email !== undefined) qs.email = email;
 	const customerId = input.convert(filters.customerId, 'Customer ID filter', optionalText);
+	// 0 was this filter's default before 0.2, when it was a number field: it means no filter.
 	if (customerId !== undefined && customerId !== '0') qs.customerId = customerId;
 	const formSlug = input.convert(filters.formSlug, 'Form Slug filter', optionalText);
 	if (formSlug !== undefined) qs.formSlug = formSlug;
