@@ -1,0 +1,127 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
+
+import { seedSampleData } from '../sandbox/sampleData';
+import { Sandbox } from '../sandbox/service';
+import type { Example } from './examples';
+import { CREDENTIAL, importExamples } from './examples';
+import { N8N_LINES, packPackage, root } from './instance';
+
+/**
+ * `npm run screenshots`: the package as a person meets it in n8n's editor, photographed with headless Chromium on
+ * each n8n line — the nodes panel with every action, the Operation dropdown of each resource, a registration picked
+ * From List, the credential with its Test result, the trigger with its webhook URLs. The pictures land in
+ * docs/screenshots/n8n-<version>/. Not part of CI.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Chromium flags for this closed network: no background calls home, no sandbox as root. */
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** A workflow made for the From List picture: a Change Status node whose Registration is in From List mode. */
+const pickerWorkflow = {
+	id: 'screenshotPicker',
+	name: 'Pick a registration',
+	active: false,
+	nodes: [
+		{
+			id: '3d8f4f5e-2f0b-4e0e-9b43-6c1d5f2a7b10',
+			name: 'Approve registration',
+			type: 'n8n-nodes-product-registration.productRegistration',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: { resource: 'registration', operation: 'updateStatus', registrationId: { __rl: true, mode: 'list', value: '' }, status: 'approved' },
+			credentials: { [CREDENTIAL.type]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
+		},
+	],
+	connections: {},
+};
+
+function nodeOf(examples: Example[], file: string, type = 'n8n-nodes-product-registration.productRegistration') {
+	const example = examples.find((candidate) => candidate.file === file)!;
+	const node = example.workflow.nodes.find((candidate) => candidate.type === type)!;
+	return `/workflow/${example.workflow.id}/${node.id}`;
+}
+
+async function settle(page: Page, ms = 1500): Promise<void> {
+	await page.waitForLoadState('networkidle');
+	await page.waitForTimeout(ms);
+}
+
+async function photographLine(version: string, tarball: string): Promise<string[]> {
+	const folder = join(root, 'docs', 'screenshots', `n8n-${version}`);
+	mkdirSync(folder, { recursive: true });
+	const sandbox = await Sandbox.start({ port: 5680, storagePort: 5681, token: 'sandbox-token-for-screenshots' });
+	seedSampleData(sandbox.state);
+	const { n8n, examples } = await importExamples(version, tarball, sandbox);
+	await n8n.importWorkflow(pickerWorkflow);
+	const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+	const taken: string[] = [];
+	try {
+		await n8n.start();
+		const [name, ...value] = (await n8n.ownerSession()).split('=');
+		const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+		await context.addCookies([{ name, value: value.join('='), url: n8n.baseUrl }]);
+		const page = await context.newPage();
+		const shoot = async (file: string, path: string, act: (page: Page) => Promise<void>) => {
+			await page.goto(`${n8n.baseUrl}${path}`);
+			await settle(page);
+			await act(page);
+			await page.screenshot({ path: join(folder, file) });
+			taken.push(join('docs', 'screenshots', `n8n-${version}`, file));
+		};
+
+		const spreadsheet = examples.find((candidate) => candidate.file === 'register-products-from-spreadsheet.json')!;
+		await shoot('nodes-panel.png', `/workflow/${spreadsheet.workflow.id}`, async () => {
+			await page.click('[data-test-id="node-creator-plus-button"]');
+			await settle(page, 800);
+			await page.keyboard.type('Product Registration');
+			await settle(page, 1200);
+			await page.keyboard.press('Enter');
+			await settle(page);
+		});
+		for (const [file, path] of [
+			['operations-registration.png', nodeOf(examples, 'register-products-from-spreadsheet.json')],
+			['operations-serial-number.png', nodeOf(examples, 'import-serial-numbers.json')],
+			['operations-file.png', nodeOf(examples, 'upload-receipt-and-attach.json')],
+		]) {
+			await shoot(file, path, async () => {
+				await page.click('[data-test-id="parameter-input-operation"]');
+				await settle(page, 800);
+			});
+		}
+		await shoot('registration-from-list.png', `/workflow/${pickerWorkflow.id}/${pickerWorkflow.nodes[0].id}`, async () => {
+			await page.click('[data-test-id="rlc-input"]');
+			await settle(page, 2000);
+		});
+		await shoot('credential-test.png', `/home/credentials/${CREDENTIAL.id}`, async () => {
+			await settle(page, 2500);
+		});
+		await shoot('trigger.png', nodeOf(examples, 'react-to-new-registration.json', 'n8n-nodes-product-registration.productRegistrationTrigger'), async () => {
+			await page.click('text=Webhook URLs');
+			await settle(page, 800);
+		});
+	} finally {
+		await browser.close();
+		await n8n.stop();
+		await sandbox.stop();
+		n8n.cleanUp();
+	}
+	return taken;
+}
+
+async function main(): Promise<void> {
+	const tarball = await packPackage();
+	for (const version of N8N_LINES) {
+		const taken = await photographLine(version, tarball);
+		console.log(`n8n ${version}:\n${taken.map((path) => `  ${path}`).join('\n')}`);
+	}
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});
