@@ -28,7 +28,7 @@ module.exports = {
 			displayName: 'n8n 1.x',
 			globals: { expectedEngine: { core: '1.122.48', workflow: '1.120.31' } },
 			testMatch: ['<rootDir>/test/**/*.test.ts'],
-			testPathIgnorePatterns: ['/node_modules/', '/test/package.test.ts'],
+			testPathIgnorePatterns: ['/node_modules/', '/test/package.test.ts', '/test/scanner.test.ts'],
 			setupFilesAfterEnv: ['<rootDir>/test/harness/n8nV1Cleanup.ts'],
 			moduleNameMapper: {
 				'^n8n-core$': v1,
