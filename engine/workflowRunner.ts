@@ -4,7 +4,8 @@ import { Container } from '@n8n/di';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BinaryDataConfig, BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import * as core from 'n8n-core';
+import { BinaryDataConfig, BinaryDataService, Credentials, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
@@ -66,17 +67,61 @@ function resolveWithCredentials(
 	return workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '');
 }
 
+/** How often credentials were read and generic authentication applied, since the last `resetCredentialUse()`. */
+export const credentialUse = { reads: 0, authentications: 0 };
+
+export function resetCredentialUse(): void {
+	credentialUse.reads = 0;
+	credentialUse.authentications = 0;
+}
+
+const CREDENTIAL_DETAILS = { id: 'local-credential', name: 'Product Registration account' };
+
+let encryptionReady = false;
+
 /**
- * Hands the node its credential and applies the credential type's generic `authenticate` the way n8n's server does:
- * every value is an expression resolved against `$credentials`, then merged into the request.
+ * n8n 2.x encrypts credentials with keys from a provider its server sets up; here the provider hands out the
+ * instance's own key, as n8n does for a legacy (no-prefix) key. n8n 1.x encrypts with the instance key directly.
+ */
+function useInstanceKeyForCredentials(): void {
+	if (encryptionReady || !('EncryptionKeyProxy' in core)) return;
+	encryptionReady = true;
+	const { Cipher, EncryptionKeyProxy, InstanceSettings } = core;
+	const instanceKey = {
+		id: 'instance',
+		value: Container.get(Cipher).encryptDEKWithInstanceKey(Container.get(InstanceSettings).encryptionKey),
+		algorithm: 'aes-256-cbc',
+		format: 'no-prefix' as const,
+	};
+	Container.get(EncryptionKeyProxy).setProvider({
+		getActiveKey: async () => instanceKey,
+		getKeyById: async () => null,
+		getLegacyKey: async () => instanceKey,
+	});
+}
+
+/**
+ * Hands the node its credential the way n8n's server does: kept encrypted with the instance's key (n8n-core's
+ * Credentials and Cipher) and decrypted on every read, so a read costs what it costs in n8n, minus the database.
+ * Applies the credential type's generic `authenticate` as n8n does: every value is an expression resolved against
+ * `$credentials`, then merged into the request. Both are counted in `credentialUse`.
  */
 class LocalCredentialsHelper extends ICredentialsHelper {
+	private encrypted: Promise<string> | undefined;
+
 	constructor(private readonly credentials: ServiceCredentials) {
 		super();
 	}
 
-	async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
-		return { ...this.credentials };
+	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+		credentialUse.reads += 1;
+		this.encrypted ??= (async () => {
+			useInstanceKeyForCredentials();
+			const stored = new Credentials(CREDENTIAL_DETAILS, type);
+			await stored.setData({ ...this.credentials });
+			return stored.getDataToSave().data as string;
+		})();
+		return await new Credentials<ICredentialDataDecryptedObject>(CREDENTIAL_DETAILS, type, await this.encrypted).getData();
 	}
 
 	async authenticate(
@@ -86,6 +131,7 @@ class LocalCredentialsHelper extends ICredentialsHelper {
 		workflow: WorkflowType,
 		node: INode,
 	): Promise<IHttpRequestOptions> {
+		credentialUse.authentications += 1;
 		const authenticate = credentialTypes[typeName]?.authenticate;
 		if (!authenticate || typeof authenticate === 'function' || authenticate.type !== 'generic') {
 			throw new Error(`The test harness applies only generic authentication, not that of ${typeName}`);
@@ -180,6 +226,8 @@ export interface RunWorkflowOptions {
 	/** The node the run starts at (a trigger or the first node) and the items it receives. */
 	startNode: string;
 	items?: INodeExecutionData[];
+	/** When this settles, the execution is stopped as n8n's Stop button stops it (its cancel signal aborts). */
+	stop?: Promise<unknown>;
 }
 
 export interface WorkflowRunResult {
@@ -254,8 +302,10 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 			],
 		},
 	});
-	await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
-	const run = await finished;
+	const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	void options.stop?.then(() => execution.cancel());
+	// A stopped execution reports its end through the hook and never settles; one that fails to start throws.
+	const run = await Promise.race([finished, execution.then(async () => await finished)]);
 
 	const outputs: Record<string, INodeExecutionData[]> = {};
 	for (const [name, runs] of Object.entries(run.data.resultData.runData)) {
@@ -270,6 +320,7 @@ export interface RunNodeOptions {
 	/** Input items; one empty item when not given (as after a manual trigger). */
 	items?: INodeExecutionData[];
 	continueOnFail?: boolean;
+	stop?: Promise<unknown>;
 }
 
 export interface RunNodeResult {
@@ -300,6 +351,7 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 		credentials: options.credentials,
 		startNode: NODE_NAME,
 		items: options.items,
+		stop: options.stop,
 	});
 	return { items: outputs[NODE_NAME] ?? [], error };
 }
