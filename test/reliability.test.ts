@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../engine/workflowRunner';
-import { backoffMs, retryAfterMs } from '../nodes/ProductRegistration/transport/serviceRequest';
+import { backoffMs, retryAfterMs } from '../nodes/ProductRegistration/transport/judge';
 import { useSandbox } from './harness/sandbox';
 
 const { sandbox, credentials } = useSandbox();

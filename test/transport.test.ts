@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { INode } from 'n8n-workflow';
 
-import { buildServiceUrl, describeErrorBody } from '../nodes/ProductRegistration/transport/serviceRequest';
+import { describeErrorBody } from '../nodes/ProductRegistration/transport/judge';
+import { serviceRoot, serviceUrl } from '../nodes/ProductRegistration/transport/session';
 import { runNode } from '../engine/workflowRunner';
 import { useSandbox } from './harness/sandbox';
 
@@ -12,7 +13,11 @@ const { sandbox, credentials } = useSandbox();
 const listRegistrations = { resource: 'registration', operation: 'getAll', returnAll: true };
 const node = { name: 'Product Registration' } as INode;
 
-describe('buildServiceUrl', () => {
+/** The address of an API path for a credential with this Base URL. */
+const urlFor = (baseUrl: string, itemIndex = 0) =>
+	serviceUrl(node, { root: serviceRoot(baseUrl), authorization: '', token: '' }, 'registrations', itemIndex);
+
+describe('the service URL', () => {
 	test.each([
 		['https://shop.example.com', 'https://shop.example.com/api/registrations'],
 		['https://shop.example.com/', 'https://shop.example.com/api/registrations'],
@@ -20,11 +25,11 @@ describe('buildServiceUrl', () => {
 		['https://shop.example.com/api/', 'https://shop.example.com/api/registrations'],
 		['  http://127.0.0.1:8080/apps/registration  ', 'http://127.0.0.1:8080/apps/registration/api/registrations'],
 	])('%s + registrations = %s', (baseUrl, expected) => {
-		expect(buildServiceUrl(node, baseUrl, 'registrations', 0)).toBe(expected);
+		expect(urlFor(baseUrl)).toBe(expected);
 	});
 
 	test('a base URL with a query is refused', () => {
-		expect(() => buildServiceUrl(node, 'https://shop.example.com/?token=abc', 'registrations', 3)).toThrow(
+		expect(() => urlFor('https://shop.example.com/?token=abc', 3)).toThrow(
 			'The Base URL in the Product Registration API credential must not contain a query (?...) or a fragment (#...)',
 		);
 	});

@@ -1,6 +1,7 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IGetNodeParameterOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { runParameters } from '../helpers/runParameters';
 import { InvalidValueError } from '../helpers/values';
 
 /**
@@ -13,14 +14,19 @@ export class ItemInput {
 		readonly itemIndex: number,
 	) {}
 
+	/** A parameter's value for this item, as n8n resolves it. */
+	raw(name: string, fallback?: unknown, options?: IGetNodeParameterOptions): unknown {
+		return runParameters(this.context).get(name, this.itemIndex, fallback, options);
+	}
+
 	/** A top-level parameter of this item, converted. */
-	parameter<T>(name: string, label: string, convert: (value: unknown) => T): T {
-		return this.convert(this.context.getNodeParameter(name, this.itemIndex, undefined), label, convert);
+	parameter<T>(name: string, label: string, convert: (value: unknown) => T, options?: IGetNodeParameterOptions): T {
+		return this.convert(this.raw(name, undefined, options), label, convert);
 	}
 
 	/** A collection parameter (additionalFields, options, ...) of this item; `{}` when nothing is set. */
 	collection(name: string): IDataObject {
-		const value = this.context.getNodeParameter(name, this.itemIndex, {}) as unknown;
+		const value = this.raw(name, {});
 		return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as IDataObject) : {};
 	}
 

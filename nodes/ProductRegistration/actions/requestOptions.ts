@@ -13,7 +13,7 @@ const requestOptionProperties: INodeProperties[] = [
 		typeOptions: { minValue: 0, maxValue: MAX_RETRIES },
 		default: DEFAULT_RETRIES,
 		description:
-			'How often to repeat a request that failed for a passing reason: rate limit (429), 502/503/504, a lost connection or a timeout. A request that creates something is repeated only when the service cannot have acted on it (429, or a refused connection), so nothing is ever created twice.',
+			'How often to repeat a request that failed for a passing reason: rate limit (429), 502/503/504, a lost connection or the Timeout. A request that creates something is repeated only when the service cannot have acted on it (429, or a refused connection), so nothing is ever created twice. One request takes at most (Retries + 1) × Timeout plus the waits between attempts; with the defaults about 2 minutes, or 5 if the service keeps asking to wait 60 seconds.',
 	},
 	{
 		displayName: 'Retry Wait (Ms)',
@@ -22,7 +22,7 @@ const requestOptionProperties: INodeProperties[] = [
 		typeOptions: { minValue: 0 },
 		default: DEFAULT_RETRY_WAIT_MS,
 		description:
-			'Wait before the first repeat, in milliseconds; it doubles with each further repeat, with some randomness. A wait the service asks for (Retry-After) is honoured instead, up to 60 seconds.',
+			'Wait before the first repeat, in milliseconds; it doubles with each further repeat (at most 30 seconds), with some randomness. A wait the service asks for (Retry-After) is honoured instead, up to 60 seconds. Stop ends a wait at once.',
 	},
 	{
 		displayName: 'Timeout (Ms)',
@@ -31,7 +31,7 @@ const requestOptionProperties: INodeProperties[] = [
 		typeOptions: { minValue: 1 },
 		default: DEFAULT_TIMEOUT_MS,
 		description:
-			'How long to wait for the service to answer, in milliseconds, before giving up on a request (file uploads to the storage have their own, longer limit)',
+			'The longest one request to the service may take as a whole, in milliseconds: connecting, sending and receiving the last byte of the answer. Past it the request is ended and counts as a lost connection. For a file upload to the storage it is the longest the upload may go without a byte moving.',
 	},
 ];
 

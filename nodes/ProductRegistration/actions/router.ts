@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { inBatches } from '../helpers/batching';
 import { Pace, runPaced } from '../helpers/pace';
+import { runParameters } from '../helpers/runParameters';
 import { requestPace } from '../transport/serviceRequest';
 import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batchCreate';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './requestOptions';
@@ -61,7 +62,7 @@ function errorItem(error: Error, itemIndex: number): INodeExecutionData {
 
 /** A whole-number option read once for the run (from item 0), since it shapes how all items are sent. */
 function readRunOption(context: IExecuteFunctions, name: string, label: string, fallback: number, max: number): number {
-	const value = context.getNodeParameter(`options.${name}`, 0, fallback) as unknown;
+	const value = runParameters(context).get(`options.${name}`, 0, fallback);
 	if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
 		throw new NodeOperationError(
 			context.getNode(),

@@ -2,12 +2,7 @@ import type { IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse, Json
 import { NodeApiError } from 'n8n-workflow';
 
 import { connectionErrorCode, connectionProblem } from './connectionErrors';
-
-/**
- * The upload stalls only if the storage stops reading: this is the longest it may go without progress, not a cap
- * on the upload's total time (a 2 GB file on a slow line may take far longer).
- */
-const UPLOAD_IDLE_TIMEOUT_MS = 120_000;
+import { cancelSignal } from './session';
 
 /** The stream n8n's binary data store hands out (named without importing Node's stream module). */
 export type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
@@ -21,6 +16,11 @@ export interface StorageUpload {
 	fileSize: number;
 	/** The bytes: a stream (filesystem/S3 binary data) or a buffer (inline binary data). */
 	body: BinaryStream | Buffer;
+	/**
+	 * The longest the upload may go without a byte moving (the storage stopped reading): an idle limit, not a cap on
+	 * the upload's total time, which for a 2 GB file on a slow line may be far longer than any request's.
+	 */
+	idleTimeoutMs: number;
 }
 
 /** The code and message of an S3-style XML error body, e.g. `<Code>AccessDenied</Code><Message>...</Message>`. */
@@ -35,7 +35,8 @@ export function describeStorageError(body: unknown): string {
 /**
  * PUTs a file to a pre-signed storage address. The address is its own authorisation: this sends no Authorization
  * header and no token, only the bytes with the Content-Type that was announced and the Content-Length. Streams are
- * piped through, never held in memory.
+ * piped through, never held in memory. Stop aborts the upload at once; a storage that stops reading ends it after
+ * the idle limit (n8n's request timeout counts idle time on the socket, which is what an upload needs).
  */
 export async function putToStorage(this: IExecuteFunctions, upload: StorageUpload, itemIndex: number): Promise<void> {
 	const node = this.getNode();
@@ -57,16 +58,21 @@ export async function putToStorage(this: IExecuteFunctions, upload: StorageUploa
 		// Following a redirect would make the HTTP client keep a copy of the whole body to replay it.
 		disableFollowRedirect: true,
 		encoding: 'text',
-		timeout: UPLOAD_IDLE_TIMEOUT_MS,
+		timeout: upload.idleTimeoutMs,
+		abortSignal: cancelSignal(this),
 	};
 
 	let response: IN8nHttpFullResponse;
 	try {
 		response = (await this.helpers.httpRequest(request)) as IN8nHttpFullResponse;
 	} catch (error) {
-		throw fail(
-			`Uploading "${upload.fileName}" to the storage failed: ${connectionProblem(connectionErrorCode(error))} before the upload completed. The file is not stored; run the step again.`,
-		);
+		const code = connectionErrorCode(error);
+		const problem = cancelSignal(this)?.aborted
+			? 'the execution was stopped'
+			: code === 'ECONNABORTED' || code === 'ETIMEDOUT'
+				? `the storage took no data for ${upload.idleTimeoutMs / 1000} seconds`
+				: connectionProblem(code);
+		throw fail(`Uploading "${upload.fileName}" to the storage failed: ${problem} before the upload completed. The file is not stored; run the step again.`);
 	} finally {
 		// The storage may answer (or the connection break) before reading the whole file: close it either way.
 		if (!Buffer.isBuffer(upload.body)) upload.body.destroy();

@@ -2,7 +2,7 @@ import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { InvalidValueError, optionalText, quote } from '../../helpers/values';
-import { serviceRequest } from '../../transport/serviceRequest';
+import { requestPolicy, serviceRequest } from '../../transport/serviceRequest';
 import type { BinaryStream } from '../../transport/storageUpload';
 import { putToStorage } from '../../transport/storageUpload';
 import type { ItemInput } from '../itemInput';
@@ -79,6 +79,7 @@ export async function upload(
 
 	// Opened only now that there is somewhere to send it, so no failure before the PUT leaves a file handle open.
 	const body: BinaryStream | Buffer = inline ?? (await this.helpers.getBinaryStream(binary.id!));
-	await putToStorage.call(this, { signedRequest, fileName, fileType, fileSize, body }, itemIndex);
+	const idleTimeoutMs = requestPolicy(this, itemIndex).timeoutMs;
+	await putToStorage.call(this, { signedRequest, fileName, fileType, fileSize, body, idleTimeoutMs }, itemIndex);
 	return { url, fileName, fileType, fileSize };
 }

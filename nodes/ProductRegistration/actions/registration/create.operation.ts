@@ -104,7 +104,7 @@ function readCustomer(input: ItemInput, details: IDataObject | undefined): IData
 export function toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject {
 	const input = new ItemInput(this, itemIndex);
 	const parameters: IDataObject = {};
-	for (const { name } of coreFieldProperties) parameters[name] = this.getNodeParameter(name, itemIndex, '');
+	for (const { name } of coreFieldProperties) parameters[name] = input.raw(name, '') as IDataObject[string];
 	const additional = input.collection('additionalFields');
 
 	const registration: IDataObject = {

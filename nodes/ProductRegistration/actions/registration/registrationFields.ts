@@ -188,8 +188,7 @@ export const registrationIdProperty: INodeProperties = {
 };
 
 export function readRegistrationId(input: ItemInput): string {
-	const value = input.context.getNodeParameter('registrationId', input.itemIndex, undefined, { extractValue: true });
-	return input.convert(value, 'Registration ID', pathSegmentText);
+	return input.parameter('registrationId', 'Registration ID', pathSegmentText, { extractValue: true });
 }
 
 /**

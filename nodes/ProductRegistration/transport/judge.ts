@@ -1,0 +1,167 @@
+import type { IDataObject, IHttpRequestMethods, IN8nHttpFullResponse, NodeApiError } from 'n8n-workflow';
+
+import { connectionErrorCode, connectionProblem } from './connectionErrors';
+
+/**
+ * What an answer of the service means, and whether and when to try again. Pure: no request is sent from here.
+ */
+
+/** A Retry-After longer than this is cut to it: a workflow should not sit idle for an hour. */
+export const RETRY_AFTER_CAP_MS = 60_000;
+/** The longest wait between two attempts that the node chooses itself. */
+export const BACKOFF_CAP_MS = 30_000;
+
+const TOKEN_HELP =
+	'Generate a new token in the shop admin under Apps > the product-registration app > Settings > General > API Access Token, then update the "Product Registration API" credential.';
+
+/** What the judge needs to know of a request. */
+export interface JudgedRequest {
+	method: IHttpRequestMethods;
+	/** Set for a request that creates something: it is repeated only when the service cannot have acted on it. */
+	creates?: string;
+	/** The record the path names, e.g. `registration "R1"`, so a 404 can say which one is missing. */
+	names?: string;
+}
+
+/** Why one attempt failed in a way that may pass. */
+export interface PassingFailure {
+	/** What went wrong, in words, e.g. "the service answered HTTP 503: Service Unavailable". */
+	problem: string;
+	/** True when the service cannot have acted on the request (rate limited, or never connected). */
+	notActedOn: boolean;
+	httpCode?: string;
+	waitMs?: number;
+	/** What the user can check when repeating did not help. */
+	help?: string;
+}
+
+export type FailFunction = (message: string, httpCode?: string, help?: string) => NodeApiError;
+
+/** Turns whatever error body the service sent (JSON, text or an HTML page) into one readable line. */
+export function describeErrorBody(body: unknown): string {
+	if (body === undefined || body === null || body === '') return '';
+	if (typeof body === 'object') {
+		const fields = body as IDataObject;
+		if (Object.keys(fields).length === 0) return '';
+		for (const key of ['message', 'error', 'errors', 'detail', 'title']) {
+			const value = fields[key];
+			if (typeof value === 'string' && value.trim() !== '') return value.trim();
+			if (Array.isArray(value) && value.length > 0) return value.map(describeErrorBody).join('; ');
+			if (value && typeof value === 'object') {
+				const nested = describeErrorBody(value);
+				if (nested !== '') return nested;
+			}
+		}
+		return JSON.stringify(body).slice(0, 300);
+	}
+	const text = String(body)
+		.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
+		.replace(/<[^>]+>/g, ' ')
+		.replace(/\s+/g, ' ')
+		.trim();
+	return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+}
+
+/** Milliseconds to wait as a Retry-After header asks (seconds or an HTTP date), capped; undefined when absent. */
+export function retryAfterMs(header: unknown, now = Date.now()): number | undefined {
+	const value = Array.isArray(header) ? header[0] : header;
+	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+	const text = String(value).trim();
+	let waitMs: number;
+	if (/^\d+(\.\d+)?$/.test(text)) waitMs = Number(text) * 1000;
+	else {
+		const date = Date.parse(text);
+		if (Number.isNaN(date)) return undefined;
+		waitMs = date - now;
+	}
+	return Math.min(Math.max(0, waitMs), RETRY_AFTER_CAP_MS);
+}
+
+/** Exponential backoff with jitter: half the step fixed, half random, so many workers do not retry in step. */
+export function backoffMs(retryDelayMs: number, retry: number, random = Math.random): number {
+	const step = Math.min(retryDelayMs * 2 ** (retry - 1), BACKOFF_CAP_MS);
+	return Math.round(step / 2 + random() * (step / 2));
+}
+
+/** Replaces every occurrence of the token, so no message built from a service answer can carry it. */
+export function withoutToken(text: string, token: string): string {
+	return token === '' ? text : text.split(token).join('[access token]');
+}
+
+/**
+ * A request that got no answer: refused or unresolved means nothing reached the service; a deadline that passed or a
+ * broken connection may have let it act.
+ */
+export function judgeNoAnswer(error: unknown, timedOut: boolean, origin: string, timeoutMs: number): PassingFailure {
+	const code = connectionErrorCode(error);
+	const slow = timedOut || code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'UND_ERR_HEADERS_TIMEOUT';
+	return {
+		problem: slow
+			? `the service at ${origin} did not answer within ${timeoutMs / 1000} seconds`
+			: `could not reach the service at ${origin}: ${connectionProblem(code)}`,
+		notActedOn: !slow && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'),
+		help: slow ? 'Raise Options > Timeout if the service is just slow.' : 'Check the Base URL in the credential and that the service is running.',
+	};
+}
+
+/**
+ * Sorts an answer into a result, a failure that may pass (and so may be retried), or a definite error (thrown).
+ * `mayHaveActed` says whether an earlier attempt of this request may have reached the service.
+ */
+export function judgeAnswer(
+	response: IN8nHttpFullResponse,
+	request: JudgedRequest,
+	mayHaveActed: boolean,
+	token: string,
+	fail: FailFunction,
+): { statusCode: number; body: unknown } | PassingFailure {
+	const { statusCode } = response;
+	const httpCode = String(statusCode);
+	const serviceMessage = withoutToken(describeErrorBody(response.body), token);
+	const saying = serviceMessage ? `: ${serviceMessage}` : '';
+	const unreadable = typeof response.body === 'string' && response.body.trim() !== '';
+
+	if (statusCode >= 200 && statusCode < 300) {
+		if (!unreadable) return { statusCode, body: statusCode === 204 ? undefined : response.body };
+		const contentType = String(response.headers?.['content-type'] ?? 'no content type');
+		return {
+			problem: `the service answered HTTP ${statusCode} with something that is not JSON (${contentType}: ${JSON.stringify(serviceMessage.slice(0, 80))})`,
+			notActedOn: false,
+			httpCode,
+		};
+	}
+	if (statusCode === 429) {
+		return {
+			problem: `the service is limiting the rate of requests (HTTP 429)${saying}`,
+			notActedOn: true,
+			httpCode,
+			waitMs: retryAfterMs(response.headers?.['retry-after']),
+		};
+	}
+	if (statusCode === 502 || statusCode === 503 || statusCode === 504 || (statusCode >= 500 && request.creates)) {
+		return { problem: `the service answered HTTP ${statusCode}${saying}`, notActedOn: false, httpCode };
+	}
+	if (statusCode === 404 && request.method === 'DELETE' && mayHaveActed) {
+		// An earlier attempt's answer was lost; the record being gone now means that attempt deleted it.
+		return { statusCode, body: undefined };
+	}
+	if (statusCode === 401 || statusCode === 403) {
+		throw fail(`The service rejected the access token (HTTP ${statusCode})${saying}`, httpCode, TOKEN_HELP);
+	}
+	if (statusCode === 404 && request.names !== undefined) {
+		throw fail(`The service has no ${request.names} (HTTP 404${saying})`, httpCode, 'Check the ID, e.g. with Get Many.');
+	}
+	if (statusCode >= 300 && statusCode < 400) {
+		const location = String(response.headers?.location ?? '');
+		throw fail(
+			`The service answered with a redirect (HTTP ${statusCode}${location ? ` to ${location}` : ''}), which the node does not follow so that the access token stays with the service`,
+			httpCode,
+			"Check the Base URL in the credential: it should be the service's final address.",
+		);
+	}
+	throw fail(`The service answered HTTP ${statusCode}${saying}`, httpCode);
+}
+
+export function isPassingFailure(outcome: { statusCode: number; body: unknown } | PassingFailure): outcome is PassingFailure {
+	return 'problem' in outcome;
+}

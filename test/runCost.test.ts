@@ -1,0 +1,92 @@
+import { ExecuteContext } from 'n8n-core';
+import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { credentialUse, resetCredentialUse, runNode } from '../engine/workflowRunner';
+import { useSandbox } from './harness/sandbox';
+
+/**
+ * What a run costs n8n, counted: in a real n8n every credential read goes to the database and is decrypted, the
+ * credential's authentication expression costs an expression evaluation, and every parameter read costs resolving
+ * it (about 1 ms for an expression in n8n 1.123). None of that may grow with the number of requests.
+ */
+
+const { sandbox, credentials } = useSandbox();
+
+const rows = (count: number, make: (index: number) => INodeExecutionData['json']) =>
+	Array.from({ length: count }, (_, index) => ({ json: make(index) }));
+
+/** Counts n8n's parameter reads of the node (every `getNodeParameter` ends in `_getNodeParameter`) by name, until restored. */
+function countParameterReads(): { reads: Record<string, number>; restore: () => void } {
+	const reads: Record<string, number> = {};
+	const prototype = ExecuteContext.prototype as unknown as { _getNodeParameter: (...args: unknown[]) => unknown };
+	const read = prototype._getNodeParameter;
+	const spy = jest.spyOn(prototype, '_getNodeParameter').mockImplementation(function (this: ExecuteContext, ...args: unknown[]) {
+		const name = String(args[0]);
+		reads[name] = (reads[name] ?? 0) + 1;
+		return read.apply(this, args);
+	} as never);
+	return { reads, restore: () => spy.mockRestore() };
+}
+
+describe('a run of the node', () => {
+	beforeEach(() => resetCredentialUse());
+
+	test.each<[string, INodeParameters, () => INodeExecutionData[], () => void]>([
+		[
+			'Change Status on 60 items',
+			{ resource: 'registration', operation: 'updateStatus', registrationId: '={{ $json.id }}', status: 'approved', isPublic: true },
+			() => rows(60, (index) => ({ id: `R${String(index + 1).padStart(6, '0')}` })),
+			() =>
+				sandbox().state.createRegistrations(rows(60, (index) => ({ productName: `P${index}` })).map((row) => row.json)),
+		],
+		[
+			'Create of 250 registrations in 3 batches',
+			{ resource: 'registration', operation: 'create', productName: '={{ $json.product }}', customerEmail: '={{ $json.email }}' },
+			() => rows(250, (index) => ({ product: `Kettle ${index}`, email: `c${index}@example.com` })),
+			() => undefined,
+		],
+	])('%s reads the credential once and evaluates no authentication expression', async (_case, parameters, items, seed) => {
+		seed();
+
+		const run = await runNode({ parameters, credentials: credentials(), items: items() });
+
+		expect(run.error).toBeUndefined();
+		expect(sandbox().requests.length).toBeGreaterThan(1);
+		expect(sandbox().requests.every((request) => request.headers.authorization === `Bearer ${sandbox().token}`)).toBe(true);
+		expect(credentialUse).toEqual({ reads: 1, authentications: 0 });
+	});
+
+	test('reads a parameter that holds no expression once per run, and one that does once per item', async () => {
+		sandbox().state.createRegistrations(rows(40, (index) => ({ productName: `P${index}` })).map((row) => row.json));
+		const counted = countParameterReads();
+		try {
+			const run = await runNode({
+				parameters: {
+					resource: 'registration',
+					operation: 'updateStatus',
+					registrationId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+					status: 'approved',
+					isPublic: true,
+					additionalFields: { note: 'Checked' },
+					options: { maxRetries: 2 },
+				},
+				credentials: credentials(),
+				items: rows(40, (index) => ({ id: `R${String(index + 1).padStart(6, '0')}` })),
+			});
+			expect(run.error).toBeUndefined();
+		} finally {
+			counted.restore();
+		}
+
+		expect(counted.reads).toEqual({
+			resource: 1,
+			operation: 1,
+			'options.concurrency': 1,
+			options: 1,
+			registrationId: 40,
+			status: 1,
+			isPublic: 1,
+			additionalFields: 1,
+		});
+	});
+});
