@@ -20,7 +20,10 @@ function countParameterReads(): { reads: Record<string, number>; restore: () => 
 	const reads: Record<string, number> = {};
 	const prototype = ExecuteContext.prototype as unknown as { _getNodeParameter: (...args: unknown[]) => unknown };
 	const read = prototype._getNodeParameter;
-	const spy = jest.spyOn(prototype, '_getNodeParameter').mockImplementation(function (this: ExecuteContext, ...args: unknown[]) {
+	const spy = jest.spyOn(prototype, '_getNodeParameter').mockImplementation(function (
+		this: ExecuteContext,
+		...args: unknown[]
+	) {
 		const name = String(args[0]);
 		reads[name] = (reads[name] ?? 0) + 1;
 		return read.apply(this, args);
@@ -34,27 +37,43 @@ describe('a run of the node', () => {
 	test.each<[string, INodeParameters, () => INodeExecutionData[], () => void]>([
 		[
 			'Change Status on 60 items',
-			{ resource: 'registration', operation: 'updateStatus', registrationId: '={{ $json.id }}', status: 'approved', isPublic: true },
+			{
+				resource: 'registration',
+				operation: 'updateStatus',
+				registrationId: '={{ $json.id }}',
+				status: 'approved',
+				isPublic: true,
+			},
 			() => rows(60, (index) => ({ id: `R${String(index + 1).padStart(6, '0')}` })),
 			() =>
 				sandbox().state.createRegistrations(rows(60, (index) => ({ productName: `P${index}` })).map((row) => row.json)),
 		],
 		[
 			'Create of 250 registrations in 3 batches',
-			{ resource: 'registration', operation: 'create', productName: '={{ $json.product }}', customerEmail: '={{ $json.email }}' },
+			{
+				resource: 'registration',
+				operation: 'create',
+				productName: '={{ $json.product }}',
+				customerEmail: '={{ $json.email }}',
+			},
 			() => rows(250, (index) => ({ product: `Kettle ${index}`, email: `c${index}@example.com` })),
 			() => undefined,
 		],
-	])('%s reads the credential once and evaluates no authentication expression', async (_case, parameters, items, seed) => {
-		seed();
+	])(
+		'%s reads the credential once and evaluates no authentication expression',
+		async (_case, parameters, items, seed) => {
+			seed();
 
-		const run = await runNode({ parameters, credentials: credentials(), items: items() });
+			const run = await runNode({ parameters, credentials: credentials(), items: items() });
 
-		expect(run.error).toBeUndefined();
-		expect(sandbox().requests.length).toBeGreaterThan(1);
-		expect(sandbox().requests.every((request) => request.headers.authorization === `Bearer ${sandbox().token}`)).toBe(true);
-		expect(credentialUse).toEqual({ reads: 1, authentications: 0 });
-	});
+			expect(run.error).toBeUndefined();
+			expect(sandbox().requests.length).toBeGreaterThan(1);
+			expect(sandbox().requests.every((request) => request.headers.authorization === `Bearer ${sandbox().token}`)).toBe(
+				true,
+			);
+			expect(credentialUse).toEqual({ reads: 1, authentications: 0 });
+		},
+	);
 
 	test('reads a parameter that holds no expression once per run, and one that does once per item', async () => {
 		sandbox().state.createRegistrations(rows(40, (index) => ({ productName: `P${index}` })).map((row) => row.json));
@@ -88,5 +107,23 @@ describe('a run of the node', () => {
 			isPublic: 1,
 			additionalFields: 1,
 		});
+	});
+
+	test('in Map Automatically reads no parameter per item, so evaluates no expression per item', async () => {
+		const counted = countParameterReads();
+		try {
+			const run = await runNode({
+				parameters: { resource: 'registration', operation: 'create', dataMode: 'autoMapInputData', options: { batchSize: 50 } },
+				credentials: credentials(),
+				items: rows(200, (index) => ({ Product: `Kettle ${index}`, Email: `c${index}@example.com` })),
+			});
+			expect(run.error).toBeUndefined();
+			expect(run.items).toHaveLength(200);
+		} finally {
+			counted.restore();
+		}
+
+		expect(Object.values(counted.reads).every((reads) => reads === 1)).toBe(true);
+		expect(counted.reads.dataMode).toBe(1);
 	});
 });

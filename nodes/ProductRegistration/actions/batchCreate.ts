@@ -1,7 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { batchDescription, resultPerEntry } from '../helpers/batching';
+import type { FieldNames, MatchedFields } from '../helpers/fieldMatching';
+import { describeNames, fieldMatcher } from '../helpers/fieldMatching';
 import { serviceRequest } from '../transport/serviceRequest';
+import type { ItemInput } from './itemInput';
 
 /** The API takes many records in one POST (its maximum is not documented); 100 keeps each request modest. */
 export const DEFAULT_BATCH_SIZE = 100;
@@ -17,6 +20,87 @@ export function batchSizeOption(records: string): INodeProperties {
 		default: DEFAULT_BATCH_SIZE,
 		description: `How many ${records} to send in one request. Input items are sent in batches of this size; a batch the service refuses fails only its own items.`,
 	};
+}
+
+/** How a create takes its values: from the parameters below, or from the item's own fields (Map Automatically). */
+export const DEFINE_BELOW = 'defineBelow';
+export const MAP_AUTOMATICALLY = 'autoMapInputData';
+
+/** The `dataMode` parameter of a batched create, and a notice saying how Map Automatically matches fields. */
+export function dataModeProperties(records: string, fieldList: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Mapping Mode',
+			name: 'dataMode',
+			type: 'options',
+			noDataExpression: true,
+			options: [
+				{
+					name: 'Define Below',
+					value: DEFINE_BELOW,
+					description: 'Set each field below, typed or mapped from the input',
+				},
+				{
+					name: 'Map Automatically',
+					value: MAP_AUTOMATICALLY,
+					description: `Send the input item's own fields, matched to the ${records}' fields by name`,
+				},
+			],
+			default: DEFINE_BELOW,
+		},
+		{
+			displayName: `Each input item's fields are matched by name, ignoring case, spaces, underscores and dashes: ${fieldList}`,
+			name: 'autoMapNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { dataMode: [MAP_AUTOMATICALLY] } },
+		},
+	];
+}
+
+/** Only in the mode given: the parameters of Define Below are hidden in Map Automatically. */
+export function onlyWhenDefinedBelow(properties: INodeProperties[]): INodeProperties[] {
+	return properties.map((property) => ({
+		...property,
+		displayOptions: {
+			...property.displayOptions,
+			show: { ...property.displayOptions?.show, dataMode: [DEFINE_BELOW] },
+		},
+	}));
+}
+
+/** Map Automatically for one kind of record: its field names (with aliases) and their labels in messages. */
+export interface AutoMapping {
+	names: FieldNames;
+	labels: Record<string, string>;
+	required: string[];
+	match: (item: IDataObject) => MatchedFields;
+}
+
+export function autoMapping(names: FieldNames, labels: Record<string, string>, required: string[]): AutoMapping {
+	return { names, labels, required, match: fieldMatcher(names) };
+}
+
+/**
+ * The fields of an item for Map Automatically, matched by name. A field named by two keys is refused, naming both;
+ * a required field that is missing is refused, naming the field names looked for.
+ */
+export function inputFields(input: ItemInput, mapping: AutoMapping): MatchedFields {
+	const fields = mapping.match(input.context.getInputData()[input.itemIndex]?.json ?? {});
+	if (fields.conflict) {
+		const { field, keys } = fields.conflict;
+		throw input.error(
+			`Item ${input.itemIndex} has two fields for the ${mapping.labels[field]}, "${keys[0]}" and "${keys[1]}": Map Automatically cannot tell which to send. Rename or remove one.`,
+		);
+	}
+	for (const field of mapping.required) {
+		if (fields.matched[field] === undefined) {
+			throw input.error(
+				`Item ${input.itemIndex} has no field for the ${mapping.labels[field]}: Map Automatically looks for a field named ${describeNames(mapping.labels[field], field, mapping.names[field])}`,
+			);
+		}
+	}
+	return fields;
 }
 
 /**

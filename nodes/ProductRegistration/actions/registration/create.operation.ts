@@ -1,11 +1,27 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import type { FieldNames } from '../../helpers/fieldMatching';
 import { optionalText } from '../../helpers/values';
-import { batchSender, batchSizeOption } from '../batchCreate';
+import {
+	autoMapping,
+	batchSender,
+	batchSizeOption,
+	DEFINE_BELOW,
+	dataModeProperties,
+	inputFields,
+	MAP_AUTOMATICALLY,
+	onlyWhenDefinedBelow,
+} from '../batchCreate';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
 import { optionsCollection } from '../requestOptions';
-import { coreFieldProperties, extraFieldProperties, readCoreFields, readExtraFields } from './registrationFields';
+import {
+	CORE_LABELS,
+	coreFieldProperties,
+	extraFieldProperties,
+	readCoreFields,
+	readExtraFields,
+} from './registrationFields';
 
 const REQUIRED_FIELDS = ['productName', 'customerEmail'];
 
@@ -26,57 +42,127 @@ const customerFields: Array<{ name: string; displayName: string; placeholder?: s
 	{ name: 'phone', displayName: 'Phone' },
 ];
 
-const properties: INodeProperties[] = [
-	...coreFieldProperties.map((property) =>
-		REQUIRED_FIELDS.includes(property.name) ? { ...property, required: true } : property,
+/**
+ * Map Automatically: the registration's fields and the customer's, by the names spreadsheet columns give them. A
+ * customer field is also read from a `customer` object of the item (where `id` is the customer's ID).
+ */
+const CUSTOMER_FIELD_NAMES: FieldNames = {
+	id: ['Customer ID'],
+	firstName: ['First Name'],
+	lastName: ['Last Name'],
+	address1: ['Address', 'Address Line 1', 'Street'],
+	address2: ['Address Line 2'],
+	city: ['Town'],
+	state: ['Region', 'Province'],
+	country: ['Country Code'],
+	postCode: ['Post Code', 'Zip', 'Zip Code', 'Postal Code'],
+	phone: ['Phone Number', 'Telephone'],
+};
+
+const REGISTRATION_FIELD_NAMES: FieldNames = {
+	productName: ['Product'],
+	customerEmail: ['Email', 'E-mail', 'Email Address'],
+	customerName: ['Name', 'Full Name'],
+	serialNumbers: ['Serial', 'Serials', 'Serial Number', 'Serial No'],
+	purchaseDate: ['Date of Purchase', 'Purchased'],
+	type: ['Form', 'Form Slug'],
+	customer: [],
+	// At the top level an "id" column is the row's, not the customer's: only "Customer ID" names the customer.
+	...Object.fromEntries(
+		Object.entries(CUSTOMER_FIELD_NAMES).map(([field, names]) => [
+			`customer.${field}`,
+			field === 'id' ? names : [field, ...names],
+		]),
 	),
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [
-			{
-				displayName: 'Form Slug',
-				name: 'formSlug',
-				type: 'string',
-				default: '',
-				placeholder: 'extended-warranty',
-				description:
-					'Store the registration in this form instead of the default product-registration form. The slug is shown in the admin under Form > View on the frontend.',
-			},
-			{
-				displayName: 'Customer',
-				name: 'customer',
-				type: 'fixedCollection',
-				placeholder: 'Add Customer Details',
-				default: {},
-				description: "The customer's platform ID and address",
-				options: [
-					{
-						displayName: 'Details',
-						name: 'details',
-						values: [
-							{
-								displayName: 'Customer ID',
-								name: 'id',
-								type: 'string',
-								default: '',
-								placeholder: 'e.g. 4567',
-								description: "The customer's ID in the shop platform (a number)",
-							},
-							...customerFields.map(
-								(field): INodeProperties => ({ ...field, type: 'string', default: '' }),
-							),
-						],
-					},
-				],
-			},
-			...extraFieldProperties,
-		],
-	},
-	optionsCollection([batchSizeOption('registrations')]),
+};
+
+const REGISTRATION_LABELS: Record<string, string> = {
+	...CORE_LABELS,
+	type: 'Form Slug',
+	customer: 'Customer',
+	'customer.id': 'Customer ID',
+	...Object.fromEntries(customerFields.map(({ name, displayName }) => [`customer.${name}`, `Customer ${displayName}`])),
+};
+
+const registrationMapping = autoMapping(REGISTRATION_FIELD_NAMES, REGISTRATION_LABELS, REQUIRED_FIELDS);
+const customerMapping = autoMapping(CUSTOMER_FIELD_NAMES, {}, []);
+
+const IGNORE_UNMATCHED = 'ignore';
+const SEND_UNMATCHED = 'sendAsExtraFields';
+
+const properties: INodeProperties[] = [
+	...dataModeProperties(
+		'registration',
+		"Product Name (or Product), Customer Email (Email), Customer Name (Name), Serial Numbers (Serial, Serials), Purchase Date, Form Slug (Form), and the customer's Customer ID, First Name, Last Name, Address, Address Line 2, City, State, Country, Post Code (Zip) and Phone, or a customer object holding them. Other fields are left out unless Options > Unmatched Fields sends them.",
+	),
+	...onlyWhenDefinedBelow([
+		...coreFieldProperties.map((property) =>
+			REQUIRED_FIELDS.includes(property.name) ? { ...property, required: true } : property,
+		),
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: [
+				{
+					displayName: 'Form Slug',
+					name: 'formSlug',
+					type: 'string',
+					default: '',
+					placeholder: 'extended-warranty',
+					description:
+						'Store the registration in this form instead of the default product-registration form. The slug is shown in the admin under Form > View on the frontend.',
+				},
+				{
+					displayName: 'Customer',
+					name: 'customer',
+					type: 'fixedCollection',
+					placeholder: 'Add Customer Details',
+					default: {},
+					description: "The customer's platform ID and address",
+					options: [
+						{
+							displayName: 'Details',
+							name: 'details',
+							values: [
+								{
+									displayName: 'Customer ID',
+									name: 'id',
+									type: 'string',
+									default: '',
+									placeholder: 'e.g. 4567',
+									description: "The customer's ID in the shop platform (a number)",
+								},
+								...customerFields.map((field): INodeProperties => ({ ...field, type: 'string', default: '' })),
+							],
+						},
+					],
+				},
+				...extraFieldProperties,
+			],
+		},
+	]),
+	optionsCollection([
+		batchSizeOption('registrations'),
+		{
+			displayName: 'Unmatched Fields',
+			name: 'unmatchedFields',
+			type: 'options',
+			displayOptions: { show: { '/dataMode': [MAP_AUTOMATICALLY] } },
+			options: [
+				{ name: 'Ignore', value: IGNORE_UNMATCHED, description: 'Leave out fields that match no registration field' },
+				{
+					name: 'Send as Extra Form Fields',
+					value: SEND_UNMATCHED,
+					description: "Send them as extra fields of the registration form, keyed as in the form's design",
+				},
+			],
+			default: IGNORE_UNMATCHED,
+			description: "What to do with the input item's fields that match no registration field",
+		},
+	]),
 ];
 
 export const description = displayFor('registration', 'create', properties);
@@ -100,20 +186,59 @@ function readCustomer(input: ItemInput, details: IDataObject | undefined): IData
 	return Object.keys(customer).length === 0 ? undefined : customer;
 }
 
+/** Where one registration's values come from, in either mapping mode. */
+interface RegistrationValues {
+	core: IDataObject;
+	/** `extraFields` rows and `extraFieldsJson`, as Additional Fields hold them. */
+	extra: IDataObject;
+	formSlug: unknown;
+	customer: IDataObject | undefined;
+}
+
+function valuesFromParameters(input: ItemInput): RegistrationValues {
+	const core: IDataObject = {};
+	for (const { name } of coreFieldProperties) core[name] = input.raw(name, '') as IDataObject[string];
+	const additional = input.collection('additionalFields');
+	return {
+		core,
+		extra: additional,
+		formSlug: additional.formSlug,
+		customer: (additional.customer as IDataObject | undefined)?.details as IDataObject | undefined,
+	};
+}
+
+/** Map Automatically: the item's own fields, matched by name; no expression is evaluated. */
+function valuesFromInput(input: ItemInput): RegistrationValues {
+	const { matched, unmatched } = inputFields(input, registrationMapping);
+	const nested = matched.customer;
+	if (nested !== undefined && (nested === null || typeof nested !== 'object' || Array.isArray(nested))) {
+		throw input.error(`The customer field of item ${input.itemIndex} must be an object with the customer's details`);
+	}
+	const customer: IDataObject = nested ? { ...customerMapping.match(nested as IDataObject).matched } : {};
+	for (const field of Object.keys(CUSTOMER_FIELD_NAMES)) {
+		if (matched[`customer.${field}`] !== undefined) customer[field] = matched[`customer.${field}`];
+	}
+	const sendUnmatched = input.collection('options').unmatchedFields === SEND_UNMATCHED;
+	return {
+		core: matched,
+		extra: sendUnmatched ? { extraFieldsJson: unmatched } : {},
+		formSlug: matched.type,
+		customer,
+	};
+}
+
 /** One registration as the API takes it: standard fields, form slug, customer, and extra fields at the top level. */
 export function toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject {
 	const input = new ItemInput(this, itemIndex);
-	const parameters: IDataObject = {};
-	for (const { name } of coreFieldProperties) parameters[name] = input.raw(name, '') as IDataObject[string];
-	const additional = input.collection('additionalFields');
-
+	const values =
+		input.raw('dataMode', DEFINE_BELOW) === MAP_AUTOMATICALLY ? valuesFromInput(input) : valuesFromParameters(input);
 	const registration: IDataObject = {
-		...readExtraFields(input, additional),
-		...readCoreFields(input, parameters, REQUIRED_FIELDS),
+		...readExtraFields(input, values.extra),
+		...readCoreFields(input, values.core, REQUIRED_FIELDS),
 	};
-	const formSlug = input.convert(additional.formSlug, 'Form Slug', optionalText);
+	const formSlug = input.convert(values.formSlug, 'Form Slug', optionalText);
 	if (formSlug !== undefined) registration.type = formSlug;
-	const customer = readCustomer(input, (additional.customer as IDataObject | undefined)?.details as IDataObject);
+	const customer = readCustomer(input, values.customer);
 	if (customer !== undefined) registration.customer = customer;
 	return registration;
 }

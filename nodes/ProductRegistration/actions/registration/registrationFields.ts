@@ -99,7 +99,8 @@ export const extraFieldProperties: INodeProperties[] = [
 	},
 ];
 
-const CORE_LABELS: Record<string, string> = {
+/** The standard fields' names as the editor shows them, for messages. */
+export const CORE_LABELS: Record<string, string> = {
 	productName: 'Product Name',
 	customerEmail: 'Customer Email',
 	customerName: 'Customer Name',

@@ -1,31 +1,55 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { optionalText, optionalTextList, requiredText } from '../../helpers/values';
-import { batchSender, batchSizeOption } from '../batchCreate';
+import {
+	autoMapping,
+	batchSender,
+	batchSizeOption,
+	dataModeProperties,
+	DEFINE_BELOW,
+	inputFields,
+	MAP_AUTOMATICALLY,
+	onlyWhenDefinedBelow,
+} from '../batchCreate';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
 import { optionsCollection } from '../requestOptions';
 import { serialNumberProperty } from './serialNumberFields';
 
+const LABELS = { serialNumber: 'Serial Number', sku: 'SKU', customerTags: 'Customer Tags' };
+
+/** Map Automatically: the serial number's fields by the names spreadsheet columns give them. */
+const serialMapping = autoMapping(
+	{ serialNumber: ['Serial', 'Serial No', 'SN'], sku: [], customerTags: ['Tags'] },
+	LABELS,
+	['serialNumber'],
+);
+
 const properties: INodeProperties[] = [
-	{ ...serialNumberProperty, description: 'The new serial number' },
-	{
-		displayName: 'SKU',
-		name: 'sku',
-		type: 'string',
-		default: '',
-		placeholder: 'KETTLE-K1',
-		description: 'Stock keeping unit of the product this serial number belongs to',
-	},
-	{
-		displayName: 'Customer Tags',
-		name: 'customerTags',
-		type: 'string',
-		default: '',
-		placeholder: 'kettle, vip',
-		description:
-			'Tags given to the customer who registers this serial number: comma-separated text, or a list from an expression',
-	},
+	...dataModeProperties(
+		'serial number',
+		'Serial Number (or Serial, SN), SKU and Customer Tags (Tags). Other fields are left out.',
+	),
+	...onlyWhenDefinedBelow([
+		{ ...serialNumberProperty, description: 'The new serial number' },
+		{
+			displayName: 'SKU',
+			name: 'sku',
+			type: 'string',
+			default: '',
+			placeholder: 'KETTLE-K1',
+			description: 'Stock keeping unit of the product this serial number belongs to',
+		},
+		{
+			displayName: 'Customer Tags',
+			name: 'customerTags',
+			type: 'string',
+			default: '',
+			placeholder: 'kettle, vip',
+			description:
+				'Tags given to the customer who registers this serial number: comma-separated text, or a list from an expression',
+		},
+	]),
 	optionsCollection([batchSizeOption('serial numbers')]),
 ];
 
@@ -34,10 +58,14 @@ export const description = displayFor('serialNumber', 'create', properties);
 /** One serial number as the API takes it; the tags as the comma-separated text it expects. */
 export function toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject {
 	const input = new ItemInput(this, itemIndex);
-	const entry: IDataObject = { serialNumber: input.parameter('serialNumber', 'Serial Number', requiredText) };
-	const sku = input.parameter('sku', 'SKU', optionalText);
+	const values =
+		input.raw('dataMode', DEFINE_BELOW) === MAP_AUTOMATICALLY
+			? inputFields(input, serialMapping).matched
+			: { serialNumber: input.raw('serialNumber'), sku: input.raw('sku'), customerTags: input.raw('customerTags') };
+	const entry: IDataObject = { serialNumber: input.convert(values.serialNumber, LABELS.serialNumber, requiredText) };
+	const sku = input.convert(values.sku, LABELS.sku, optionalText);
 	if (sku !== undefined) entry.sku = sku;
-	const tags = input.parameter('customerTags', 'Customer Tags', optionalTextList);
+	const tags = input.convert(values.customerTags, LABELS.customerTags, optionalTextList);
 	if (tags !== undefined) entry.customerTags = tags.join(',');
 	return entry;
 }
