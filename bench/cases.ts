@@ -145,7 +145,13 @@ export const CASES: BenchCase[] = [
 	{
 		id: 'overhead-constant',
 		title: 'batched create of 10,000 serial numbers, no latency, fixed values',
-		parameters: { resource: 'serialNumber', operation: 'create', serialNumber: 'SN-1', sku: 'KETTLE-K1', customerTags: 'kettle' },
+		parameters: {
+			resource: 'serialNumber',
+			operation: 'create',
+			serialNumber: 'SN-1',
+			sku: 'KETTLE-K1',
+			customerTags: 'kettle',
+		},
 		items: () => serialRows(10_000),
 		concurrency: 1,
 		latencyMs: 0,
@@ -161,7 +167,7 @@ export const CASES: BenchCase[] = [
 ];
 
 /** Starts the sandbox in a process of its own, set up for a case, and returns its address and controls. */
-async function startSandbox(setup: SandboxSetup) {
+export async function startSandbox(setup: SandboxSetup) {
 	const child = fork(join(__dirname, 'sandboxProcess.ts'), [], {
 		execArgv: ['-r', 'ts-node/register/transpile-only'],
 		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -177,10 +183,15 @@ async function startSandbox(setup: SandboxSetup) {
 			child.once('exit', (code) => reject(new Error(`The sandbox process exited (${code})`)));
 		});
 	await next('started');
-	const ready = next<{ ready: SandboxReady }>('ready');
-	child.send({ type: 'setup', setup });
+	const setUp = async (newSetup: SandboxSetup) => {
+		const ready = next<{ ready: SandboxReady }>('ready');
+		child.send({ type: 'setup', setup: newSetup });
+		return (await ready).ready;
+	};
 	return {
-		...(await ready).ready,
+		...(await setUp(setup)),
+		/** Sets the sandbox up anew for another case (add `reset: true` to start from empty). */
+		setUp,
 		requests: async () => {
 			const stats = next<{ requests: number }>('stats');
 			child.send({ type: 'stats' });

@@ -8,6 +8,8 @@ import type { SandboxState } from '../sandbox/state';
  */
 
 export interface SandboxSetup {
+	/** Forget all data, requests and faults first (a new case on the same sandbox). */
+	reset?: boolean;
 	latencyMs: number;
 	/** Answer 429 (Retry-After: 0) whenever more than this many requests are in flight. */
 	rateLimit?: number;
@@ -39,7 +41,8 @@ async function main(): Promise<void> {
 	const sandbox = await Sandbox.start();
 	process.on('message', (message: { type: string; setup?: SandboxSetup }) => {
 		if (message.type === 'setup' && message.setup) {
-			const { latencyMs, rateLimit, registrations, serialNumbers } = message.setup;
+			const { reset, latencyMs, rateLimit, registrations, serialNumbers } = message.setup;
+			if (reset) sandbox.reset();
 			sandbox.latencyMs = latencyMs;
 			if (registrations) seedRegistrations(sandbox.state, registrations);
 			if (serialNumbers) sandbox.state.createSerialNumbers(serialNumbers.map((serialNumber) => ({ serialNumber })));

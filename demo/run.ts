@@ -27,7 +27,6 @@ const crmContacts: INodeExecutionData[] = [
 	{ json: { contact: 'Cy Diaz', email: 'cy.diaz@example.com' } },
 ];
 
-
 const node = productRegistrationNode;
 const one = (name: string, parameters: Record<string, unknown>, continueOnFail = false) => ({
 	workflow: { nodes: [node(name, parameters as never, continueOnFail)], connections: {} },
@@ -65,7 +64,13 @@ const moreDemos: Demo[] = [
 			items: crmContacts,
 		},
 		show: 'Approve',
-		view: ({ id, productName, customerEmail, status, isPublic }) => ({ id, productName, customerEmail, status, isPublic }),
+		view: ({ id, productName, customerEmail, status, isPublic }) => ({
+			id,
+			productName,
+			customerEmail,
+			status,
+			isPublic,
+		}),
 	},
 	{
 		title: 'A bad row does not stop the run (Continue On Fail)',

@@ -64,7 +64,14 @@ function resolveWithCredentials(
 	credentials: ICredentialDataDecryptedObject,
 ): unknown {
 	if (typeof value !== 'string' || !value.startsWith('=')) return value;
-	return workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '');
+	return workflow.expression.getSimpleParameterValue(
+		node,
+		value,
+		'internal',
+		{ $credentials: credentials },
+		undefined,
+		'',
+	);
 }
 
 /** How often credentials were read and generic authentication applied, since the last `resetCredentialUse()`. */
@@ -113,7 +120,11 @@ class LocalCredentialsHelper extends ICredentialsHelper {
 		super();
 	}
 
-	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+	async getDecrypted(
+		_additionalData: unknown,
+		_nodeCredentials: unknown,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
 		credentialUse.reads += 1;
 		this.encrypted ??= (async () => {
 			useInstanceKeyForCredentials();
@@ -121,7 +132,11 @@ class LocalCredentialsHelper extends ICredentialsHelper {
 			await stored.setData({ ...this.credentials });
 			return stored.getDataToSave().data as string;
 		})();
-		return await new Credentials<ICredentialDataDecryptedObject>(CREDENTIAL_DETAILS, type, await this.encrypted).getData();
+		return await new Credentials<ICredentialDataDecryptedObject>(
+			CREDENTIAL_DETAILS,
+			type,
+			await this.encrypted,
+		).getData();
 	}
 
 	async authenticate(

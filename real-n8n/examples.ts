@@ -7,12 +7,19 @@ import { RealN8n, root } from './instance';
 
 export interface Example {
 	file: string;
-	workflow: { id: string; name: string; nodes: INode[]; connections: Record<string, unknown> } & Record<string, unknown>;
+	workflow: { id: string; name: string; nodes: INode[]; connections: Record<string, unknown> } & Record<
+		string,
+		unknown
+	>;
 	/** The node whose output shows what the workflow did (the one nothing follows). */
 	lastNode: string;
 }
 
-export const CREDENTIAL = { id: 'prCredential0001', name: 'Product Registration account', type: 'productRegistrationApi' };
+export const CREDENTIAL = {
+	id: 'prCredential0001',
+	name: 'Product Registration account',
+	type: 'productRegistrationApi',
+};
 
 /** The workflows of examples/, each with an id and pointed at the imported credential, as a user sets them up. */
 export function readExamples(): Example[] {
@@ -23,7 +30,8 @@ export function readExamples(): Example[] {
 			const workflow = JSON.parse(readFileSync(join(root, 'examples', file), 'utf8')) as Example['workflow'];
 			workflow.id = `example${String(index + 1).padStart(4, '0')}`;
 			for (const node of workflow.nodes) {
-				if (node.credentials?.[CREDENTIAL.type]) node.credentials[CREDENTIAL.type] = { id: CREDENTIAL.id, name: CREDENTIAL.name };
+				if (node.credentials?.[CREDENTIAL.type])
+					node.credentials[CREDENTIAL.type] = { id: CREDENTIAL.id, name: CREDENTIAL.name };
 			}
 			const lastNode = workflow.nodes.find(
 				(node) => node.type !== 'n8n-nodes-base.stickyNote' && !(node.name in workflow.connections),
@@ -33,7 +41,11 @@ export function readExamples(): Example[] {
 }
 
 /** A fresh real n8n with the package installed, the credential for this sandbox, and every example imported. */
-export async function importExamples(version: string, tarball: string, sandbox: Sandbox): Promise<{ n8n: RealN8n; examples: Example[] }> {
+export async function importExamples(
+	version: string,
+	tarball: string,
+	sandbox: Sandbox,
+): Promise<{ n8n: RealN8n; examples: Example[] }> {
 	const n8n = await RealN8n.create(version);
 	await n8n.installPackage(tarball);
 	await n8n.importCredential({ ...CREDENTIAL, data: { baseUrl: sandbox.baseUrl, accessToken: sandbox.token } });

@@ -35,8 +35,12 @@ export async function freePort(): Promise<number> {
 
 let packed: Promise<string> | undefined;
 
-/** `npm pack` of this repository (which builds it first), once per process; the path of the tarball. */
+/**
+ * `npm pack` of this repository (which builds it first), once per process; the path of the tarball.
+ * `PACKAGE_TARBALL` names a tarball to use instead, e.g. an earlier build to compare with.
+ */
 export async function packPackage(): Promise<string> {
+	if (process.env.PACKAGE_TARBALL) return process.env.PACKAGE_TARBALL;
 	packed ??= (async () => {
 		const destination = mkdtempSync(join(tmpdir(), 'product-registration-pack-'));
 		const { stdout } = await run('npm', ['pack', '--pack-destination', destination, '--silent'], { cwd: root });
@@ -106,27 +110,46 @@ export class RealN8n {
 		const { devDependencies, peerDependencies, optionalDependencies, ...manifest } = JSON.parse(
 			readFileSync(manifestPath, 'utf8'),
 		) as Record<string, unknown>;
-		void devDependencies, void peerDependencies, void optionalDependencies;
+		(void devDependencies, void peerDependencies, void optionalDependencies);
 		writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
 		await run(
 			'npm',
-			['install', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false', '--audit=false', '--fund=false'],
+			[
+				'install',
+				'--bin-links=false',
+				'--install-strategy=shallow',
+				'--ignore-scripts=true',
+				'--package-lock=false',
+				'--audit=false',
+				'--fund=false',
+			],
 			{ cwd: packageFolder },
 		);
 		writeFileSync(
 			join(nodesFolder, 'package.json'),
-			JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: manifest.version } }, null, 2),
+			JSON.stringify(
+				{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: manifest.version } },
+				null,
+				2,
+			),
 		);
 	}
 
 	/** Runs an n8n CLI command to its end (killed after `timeoutMs`). */
-	async cli(args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; nodeOptions?: string } = {}): Promise<RunOutput> {
+	async cli(
+		args: string[],
+		options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; nodeOptions?: string } = {},
+	): Promise<RunOutput> {
 		const started = Date.now();
 		const env = this.env({ ...options.env, ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}) });
-		const child = spawn('timeout', ['-s', 'KILL', String(Math.ceil((options.timeoutMs ?? 300_000) / 1000)), TOOL, ...args], {
-			env,
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
+		const child = spawn(
+			'timeout',
+			['-s', 'KILL', String(Math.ceil((options.timeoutMs ?? 300_000) / 1000)), TOOL, ...args],
+			{
+				env,
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 		let stdout = '';
 		let stderr = '';
 		child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -137,12 +160,18 @@ export class RealN8n {
 
 	private async cliOrThrow(args: string[]): Promise<RunOutput> {
 		const output = await this.cli(args);
-		if (output.code !== 0) throw new Error(`n8n ${args.join(' ')} failed (${output.code}):\n${output.stdout}\n${output.stderr}`);
+		if (output.code !== 0)
+			throw new Error(`n8n ${args.join(' ')} failed (${output.code}):\n${output.stdout}\n${output.stderr}`);
 		return output;
 	}
 
 	/** Imports a credential with plain data (n8n encrypts it on import). */
-	async importCredential(credential: { id: string; name: string; type: string; data: Record<string, unknown> }): Promise<void> {
+	async importCredential(credential: {
+		id: string;
+		name: string;
+		type: string;
+		data: Record<string, unknown>;
+	}): Promise<void> {
 		const file = join(this.userFolder, `credential-${credential.id}.json`);
 		writeFileSync(file, JSON.stringify([credential]));
 		await this.cliOrThrow(['import:credentials', `--input=${file}`]);
@@ -157,7 +186,9 @@ export class RealN8n {
 	/** Makes a workflow's triggers listen once n8n starts: 1.x sets it active, 2.x publishes it. */
 	async activate(workflowId: string): Promise<void> {
 		await this.cliOrThrow(
-			this.line === 1 ? ['update:workflow', `--id=${workflowId}`, '--active=true'] : ['publish:workflow', `--id=${workflowId}`],
+			this.line === 1
+				? ['update:workflow', `--id=${workflowId}`, '--active=true']
+				: ['publish:workflow', `--id=${workflowId}`],
 		);
 	}
 
@@ -177,7 +208,8 @@ export class RealN8n {
 		const last = lines.indexOf('}', first);
 		let data: ExecutionData | undefined;
 		try {
-			data = first >= 0 && last > first ? (JSON.parse(lines.slice(first, last + 1).join('\n')) as ExecutionData) : undefined;
+			data =
+				first >= 0 && last > first ? (JSON.parse(lines.slice(first, last + 1).join('\n')) as ExecutionData) : undefined;
 		} catch {
 			data = undefined;
 		}
@@ -263,12 +295,16 @@ export class RealN8n {
 	 */
 	async executionsOf(workflowId: string, cookie: string): Promise<StoredExecution[]> {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-		const list = (await (await fetch(`${this.baseUrl}/rest/executions?filter=${filter}&limit=100`, { headers: { cookie } })).json()) as {
+		const list = (await (
+			await fetch(`${this.baseUrl}/rest/executions?filter=${filter}&limit=100`, { headers: { cookie } })
+		).json()) as {
 			data: { results: Array<{ id: string }> };
 		};
 		return await Promise.all(
 			list.data.results.map(async ({ id }) => {
-				const { data } = (await (await fetch(`${this.baseUrl}/rest/executions/${id}`, { headers: { cookie } })).json()) as {
+				const { data } = (await (
+					await fetch(`${this.baseUrl}/rest/executions/${id}`, { headers: { cookie } })
+				).json()) as {
 					data: { id: string; status: string; data: string };
 				};
 				return { id: data.id, status: data.status, data: parse(data.data) as ExecutionData['data'] };

@@ -19,7 +19,15 @@ import { N8N_LINES, packPackage, root } from './instance';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Chromium flags for this closed network: no background calls home, no sandbox as root. */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+];
 
 /** A workflow made for the From List picture: a Change Status node whose Registration is in From List mode. */
 const pickerWorkflow = {
@@ -33,7 +41,12 @@ const pickerWorkflow = {
 			type: 'n8n-nodes-product-registration.productRegistration',
 			typeVersion: 1,
 			position: [0, 0],
-			parameters: { resource: 'registration', operation: 'updateStatus', registrationId: { __rl: true, mode: 'list', value: '' }, status: 'approved' },
+			parameters: {
+				resource: 'registration',
+				operation: 'updateStatus',
+				registrationId: { __rl: true, mode: 'list', value: '' },
+				status: 'approved',
+			},
 			credentials: { [CREDENTIAL.type]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
 		},
 	],
@@ -93,17 +106,25 @@ async function photographLine(version: string, tarball: string): Promise<string[
 				await settle(page, 800);
 			});
 		}
-		await shoot('registration-from-list.png', `/workflow/${pickerWorkflow.id}/${pickerWorkflow.nodes[0].id}`, async () => {
-			await page.click('[data-test-id="rlc-input"]');
-			await settle(page, 2000);
-		});
+		await shoot(
+			'registration-from-list.png',
+			`/workflow/${pickerWorkflow.id}/${pickerWorkflow.nodes[0].id}`,
+			async () => {
+				await page.click('[data-test-id="rlc-input"]');
+				await settle(page, 2000);
+			},
+		);
 		await shoot('credential-test.png', `/home/credentials/${CREDENTIAL.id}`, async () => {
 			await settle(page, 2500);
 		});
-		await shoot('trigger.png', nodeOf(examples, 'react-to-new-registration.json', 'n8n-nodes-product-registration.productRegistrationTrigger'), async () => {
-			await page.click('text=Webhook URLs');
-			await settle(page, 800);
-		});
+		await shoot(
+			'trigger.png',
+			nodeOf(examples, 'react-to-new-registration.json', 'n8n-nodes-product-registration.productRegistrationTrigger'),
+			async () => {
+				await page.click('text=Webhook URLs');
+				await settle(page, 800);
+			},
+		);
 	} finally {
 		await browser.close();
 		await n8n.stop();

@@ -54,7 +54,10 @@ const CHECKS: Record<string, Check> = {
 			const serials = items.map((item) => (item.serialNumbers as string[] | undefined)?.[0]);
 			return [
 				...expectThat(items.length === 2, `2 items expected, got ${items.length}`),
-				...expectThat(serials.every(Boolean) && serials[0] !== serials[1], `two different serials expected, got ${serials.join()}`),
+				...expectThat(
+					serials.every(Boolean) && serials[0] !== serials[1],
+					`two different serials expected, got ${serials.join()}`,
+				),
 			];
 		},
 	},
@@ -72,7 +75,10 @@ const CHECKS: Record<string, Check> = {
 			const history = (items[0]?.statusHistory as Array<{ status: string; assets?: Array<{ url: string }> }>) ?? [];
 			const last = history[history.length - 1];
 			return [
-				...expectThat(items.length === 1 && items[0].status === 'receipt received', `the status change expected, got ${JSON.stringify(items).slice(0, 300)}`),
+				...expectThat(
+					items.length === 1 && items[0].status === 'receipt received',
+					`the status change expected, got ${JSON.stringify(items).slice(0, 300)}`,
+				),
 				...expectThat(
 					last?.assets?.[0]?.url.startsWith(sandbox.storage.url) === true,
 					`the uploaded receipt attached expected, got ${JSON.stringify(last)}`,
@@ -102,7 +108,11 @@ async function callTrigger(n8n: RealN8n, example: Example, start: Check['start']
 		const url = `${n8n.baseUrl}/webhook/${trigger.webhookId}/product-registration`;
 		// A workflow's webhooks can reach n8n a little after it reports ready (2.x): retry a 404 for a while.
 		await waitFor(`the webhook ${url}`, async () => {
-			const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+			const response = await fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: payload,
+			});
 			return response.status === 404 ? undefined : response.status;
 		});
 		return;
@@ -125,13 +135,16 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 	let passed = true;
 	const report = (file: string, problems: string[], detail: string) => {
 		passed &&= problems.length === 0;
-		console.log(`  ${problems.length === 0 ? 'ok  ' : 'FAIL'} ${file}: ${detail}${problems.map((problem) => `\n       ${problem}`).join('')}`);
+		console.log(
+			`  ${problems.length === 0 ? 'ok  ' : 'FAIL'} ${file}: ${detail}${problems.map((problem) => `\n       ${problem}`).join('')}`,
+		);
 	};
 	try {
 		for (const example of examples.filter(({ file }) => CHECKS[file]?.start === 'execute')) {
 			const result = await n8n.execute(example.workflow.id, { timeoutMs: 120_000 });
 			const items = nodeOutput(result.data, example.lastNode);
-			const error = result.data?.data.resultData.error?.message ?? (result.data ? undefined : result.output.stdout.slice(-500));
+			const error =
+				result.data?.data.resultData.error?.message ?? (result.data ? undefined : result.output.stdout.slice(-500));
 			const problems = error ? [`the run failed: ${error}`] : CHECKS[example.file].check(items, sandbox);
 			report(example.file, problems, `n8n execute, ${items.length} item(s) from "${example.lastNode}"`);
 		}
@@ -144,21 +157,29 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 			await callTrigger(n8n, example, CHECKS[example.file].start);
 			const [execution] = await waitFor(`an execution of ${example.file}`, async () => {
 				const executions = await n8n.executionsOf(example.workflow.id, cookie);
-				return executions.some((entry) => entry.status !== 'running' && entry.status !== 'new') ? executions : undefined;
+				return executions.some((entry) => entry.status !== 'running' && entry.status !== 'new')
+					? executions
+					: undefined;
 			});
 			const items = nodeOutput({ data: execution.data }, example.lastNode);
 			const problems =
 				execution.status === 'success'
 					? CHECKS[example.file].check(items, sandbox)
 					: [`the execution ended ${execution.status}: ${execution.data.resultData.error?.message}`];
-			report(example.file, problems, `${CHECKS[example.file].start} call on a started n8n, ${items.length} item(s) from "${example.lastNode}"`);
+			report(
+				example.file,
+				problems,
+				`${CHECKS[example.file].start} call on a started n8n, ${items.length} item(s) from "${example.lastNode}"`,
+			);
 		}
 	} finally {
 		await n8n.stop();
 		await sandbox.stop();
 		n8n.cleanUp();
 	}
-	const unchecked = readdirSync(join(root, 'examples')).filter((file) => file.endsWith('.json') && !file.startsWith('sample-') && !CHECKS[file]);
+	const unchecked = readdirSync(join(root, 'examples')).filter(
+		(file) => file.endsWith('.json') && !file.startsWith('sample-') && !CHECKS[file],
+	);
 	if (unchecked.length > 0) {
 		console.log(`  FAIL examples without a check: ${unchecked.join(', ')}`);
 		return false;

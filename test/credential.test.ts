@@ -42,8 +42,14 @@ describe('credential', () => {
 
 		expect(result.error).toBeUndefined();
 		expect(result.items).toEqual([
-			{ json: { error: 'The service rejected the access token (HTTP 401): Invalid access token' }, pairedItem: { item: 0 } },
-			{ json: { error: 'The service rejected the access token (HTTP 401): Invalid access token' }, pairedItem: { item: 1 } },
+			{
+				json: { error: 'The service rejected the access token (HTTP 401): Invalid access token' },
+				pairedItem: { item: 0 },
+			},
+			{
+				json: { error: 'The service rejected the access token (HTTP 401): Invalid access token' },
+				pairedItem: { item: 1 },
+			},
 		]);
 	});
 

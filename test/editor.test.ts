@@ -62,7 +62,9 @@ function withProperty(name: string, change: (property: INodeProperties) => INode
 	return copy;
 }
 
-const operations = Object.entries(INTERFACE).flatMap(([resource, names]) => names.map((operation) => ({ resource, operation })));
+const operations = Object.entries(INTERFACE).flatMap(([resource, names]) =>
+	names.map((operation) => ({ resource, operation })),
+);
 
 describe('the editor: choosing what to do', () => {
 	test('the Resource dropdown, then the Operation dropdown of each resource, offer exactly the interface', () => {
@@ -77,7 +79,11 @@ describe('the editor: choosing what to do', () => {
 
 		expect(sorted(offeredOperations(withoutSerialNumbers))).not.toEqual(INTERFACE);
 		expect(
-			unsupportedValues(withoutSerialNumbers.properties, { resource: 'serialNumber', operation: 'get' }, withoutSerialNumbers),
+			unsupportedValues(
+				withoutSerialNumbers.properties,
+				{ resource: 'serialNumber', operation: 'get' },
+				withoutSerialNumbers,
+			),
 		).toContain('resource: "serialNumber" is not one of the offered values');
 	});
 
@@ -106,7 +112,9 @@ describe.each(operations)('the editor: $resource → $operation', ({ resource, o
 		const shown = shownProperties(description, fresh);
 		const required = shown.filter((property) => property.required).map((property) => property.name);
 		const isEmpty = (value: unknown) => value === '' || (value as { value?: unknown })?.value === '';
-		const emptyByDefault = REQUIRED[key].filter((name) => isEmpty(shown.find((property) => property.name === name)?.default));
+		const emptyByDefault = REQUIRED[key].filter((name) =>
+			isEmpty(shown.find((property) => property.name === name)?.default),
+		);
 
 		expect(required.sort()).toEqual(REQUIRED[key]);
 		expect(parameterIssues(description, { parameters: { resource, operation } })).toEqual(emptyByDefault);
@@ -151,14 +159,21 @@ describe('the editor: the description itself', () => {
 const examplesDirectory = join(__dirname, '..', 'examples');
 const examples = readdirSync(examplesDirectory)
 	.filter((file) => file.endsWith('.json') && !file.startsWith('sample-'))
-	.map((file) => ({ file, workflow: JSON.parse(readFileSync(join(examplesDirectory, file), 'utf8')) as { nodes: INode[] } }));
+	.map((file) => ({
+		file,
+		workflow: JSON.parse(readFileSync(join(examplesDirectory, file), 'utf8')) as { nodes: INode[] },
+	}));
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const OWN_TYPES: Record<string, () => INodeTypeDescription> = {
 	'n8n-nodes-product-registration.productRegistration': () => description,
 	'n8n-nodes-product-registration.productRegistrationTrigger': () => built.trigger().description,
 };
-const WEBHOOK_TYPES = ['n8n-nodes-product-registration.productRegistrationTrigger', 'n8n-nodes-base.formTrigger', 'n8n-nodes-base.webhook'];
+const WEBHOOK_TYPES = [
+	'n8n-nodes-product-registration.productRegistrationTrigger',
+	'n8n-nodes-base.formTrigger',
+	'n8n-nodes-base.webhook',
+];
 
 describe.each(examples)('examples/$file, opened in the editor', ({ workflow }) => {
 	test('its nodes of this package have no parameter issue and no unsupported value', () => {
@@ -166,8 +181,14 @@ describe.each(examples)('examples/$file, opened in the editor', ({ workflow }) =
 		expect(own.length).toBeGreaterThan(0);
 		for (const candidate of own) {
 			const nodeDescription = OWN_TYPES[candidate.type]();
-			expect({ node: candidate.name, issues: parameterIssues(nodeDescription, candidate) }).toEqual({ node: candidate.name, issues: [] });
-			expect({ node: candidate.name, unsupported: unsupportedValues(nodeDescription.properties, candidate.parameters, nodeDescription) }).toEqual({
+			expect({ node: candidate.name, issues: parameterIssues(nodeDescription, candidate) }).toEqual({
+				node: candidate.name,
+				issues: [],
+			});
+			expect({
+				node: candidate.name,
+				unsupported: unsupportedValues(nodeDescription.properties, candidate.parameters, nodeDescription),
+			}).toEqual({
 				node: candidate.name,
 				unsupported: [],
 			});

@@ -52,7 +52,12 @@ function whenTheNodeReturns(): { returned: Promise<number>; restore: () => void 
 	return { returned, restore: () => delete (nodeType as { execute?: unknown }).execute };
 }
 
-const getMany = (options: Record<string, number>) => ({ resource: 'registration', operation: 'getAll', returnAll: true, options });
+const getMany = (options: Record<string, number>) => ({
+	resource: 'registration',
+	operation: 'getAll',
+	returnAll: true,
+	options,
+});
 
 describe.each<[Misbehaviour, string]>([
 	['trickle', 'sends its headers, then a byte a second'],
@@ -62,9 +67,13 @@ describe.each<[Misbehaviour, string]>([
 	test('Get Many with Timeout 2 s and Retries 0 fails within Timeout + 1 s, says so, and leaves no socket open', async () => {
 		const service = await misbehavingService(mode);
 
-		const { result, ms } = await timed(() => runNode({ parameters: getMany({ timeout: TIMEOUT_MS, maxRetries: 0 }), credentials: service }));
+		const { result, ms } = await timed(() =>
+			runNode({ parameters: getMany({ timeout: TIMEOUT_MS, maxRetries: 0 }), credentials: service }),
+		);
 
-		expect(result.error?.message).toBe(`The service at ${server!.url} did not answer within 2 seconds, after 1 attempt`);
+		expect(result.error?.message).toBe(
+			`The service at ${server!.url} did not answer within 2 seconds, after 1 attempt`,
+		);
 		expect(ms).toBeLessThan(TIMEOUT_MS + SLACK_MS);
 		expect(await eventually(() => server!.openConnections() === 0)).toBe(true);
 	}, 15_000);
@@ -74,7 +83,13 @@ describe.each<[Misbehaviour, string]>([
 
 		const { result, ms } = await timed(() =>
 			runNode({
-				parameters: { resource: 'registration', operation: 'create', productName: 'Kettle K1', customerEmail: 'ann@example.com', options: { timeout: TIMEOUT_MS, maxRetries: 3, retryDelay: 1 } },
+				parameters: {
+					resource: 'registration',
+					operation: 'create',
+					productName: 'Kettle K1',
+					customerEmail: 'ann@example.com',
+					options: { timeout: TIMEOUT_MS, maxRetries: 3, retryDelay: 1 },
+				},
 				credentials: service,
 			}),
 		);
@@ -90,7 +105,9 @@ describe.each<[Misbehaviour, string]>([
 test('a read that timed out is repeated: Retries 1 makes two attempts, within 2 × Timeout + the wait + 1 s', async () => {
 	const service = await misbehavingService('trickle');
 
-	const { result, ms } = await timed(() => runNode({ parameters: getMany({ timeout: TIMEOUT_MS, maxRetries: 1, retryDelay: 100 }), credentials: service }));
+	const { result, ms } = await timed(() =>
+		runNode({ parameters: getMany({ timeout: TIMEOUT_MS, maxRetries: 1, retryDelay: 100 }), credentials: service }),
+	);
 
 	expect(result.error?.message).toBe(`The service at ${server!.url} did not answer within 2 seconds, after 2 attempts`);
 	expect(server!.requests).toEqual(['GET /api/registrations', 'GET /api/registrations']);
@@ -100,7 +117,10 @@ test('a read that timed out is repeated: Retries 1 makes two attempts, within 2 
 test('an upload to a storage that reads a byte a second fails within the idle limit (Timeout) + 1 s, closing its file', async () => {
 	const storage = await startMisbehavingServer('slowReader');
 	server = storage;
-	sandbox().faultQueue.push({ status: 200, body: { signedRequest: `${storage.url}/receipts/big.tiff?Signature=x`, url: `${storage.url}/receipts/big.tiff` } });
+	sandbox().faultQueue.push({
+		status: 200,
+		body: { signedRequest: `${storage.url}/receipts/big.tiff?Signature=x`, url: `${storage.url}/receipts/big.tiff` },
+	});
 	const binary = await storeBinary(randomBytes(48 * 1024 * 1024), { fileName: 'big.tiff', mimeType: 'image/tiff' });
 
 	const { result, ms } = await timed(() =>
@@ -133,7 +153,12 @@ describe('Stop', () => {
 		})();
 
 		const run = await runNode({
-			parameters: { resource: 'serialNumber', operation: 'get', serialNumber: '={{ $json.serial }}', options: { timeout: 60_000 } },
+			parameters: {
+				resource: 'serialNumber',
+				operation: 'get',
+				serialNumber: '={{ $json.serial }}',
+				options: { timeout: 60_000 },
+			},
 			credentials: service,
 			items,
 			continueOnFail: true,
@@ -166,7 +191,10 @@ describe('Stop', () => {
 	test('ends an upload in flight and closes its file', async () => {
 		const storage = await startMisbehavingServer('slowReader');
 		server = storage;
-		sandbox().faultQueue.push({ status: 200, body: { signedRequest: `${storage.url}/receipts/big.tiff?Signature=x`, url: `${storage.url}/receipts/big.tiff` } });
+		sandbox().faultQueue.push({
+			status: 200,
+			body: { signedRequest: `${storage.url}/receipts/big.tiff?Signature=x`, url: `${storage.url}/receipts/big.tiff` },
+		});
 		const binary = await storeBinary(randomBytes(48 * 1024 * 1024), { fileName: 'big.tiff', mimeType: 'image/tiff' });
 		let stoppedAt = 0;
 		const stop = (async () => {

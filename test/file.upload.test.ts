@@ -25,7 +25,11 @@ const storagePuts = () => sandbox().storage.requests.filter((request) => request
 
 describe('file: Upload', () => {
 	test('an inline binary goes through both steps and comes back as { url, fileName, fileType, fileSize }', async () => {
-		const result = await runNode({ parameters: uploadParameters(), credentials: credentials(), items: [inlineItem(inlineReceipt)] });
+		const result = await runNode({
+			parameters: uploadParameters(),
+			credentials: credentials(),
+			items: [inlineItem(inlineReceipt)],
+		});
 
 		expect(result.error).toBeUndefined();
 		const [output] = result.items;
@@ -56,7 +60,11 @@ describe('file: Upload', () => {
 		});
 
 		const { url, fileName, fileType, fileSize } = result.items[0].json as Record<string, string | number>;
-		expect({ fileName, fileType, fileSize }).toEqual({ fileName: 'photo of receipt.jpg', fileType: 'image/jpeg', fileSize: bytes.length });
+		expect({ fileName, fileType, fileSize }).toEqual({
+			fileName: 'photo of receipt.jpg',
+			fileType: 'image/jpeg',
+			fileSize: bytes.length,
+		});
 		expect((await sandbox().storage.readObject(keyOf(url as string))).equals(bytes)).toBe(true);
 		const [put] = storagePuts();
 		expect(put.headers['content-type']).toBe('image/jpeg');
@@ -72,7 +80,9 @@ describe('file: Upload', () => {
 				options: { fileName: 'order-1001.pdf', fileType: 'application/x-pdf' },
 			}),
 			credentials: credentials(),
-			items: [{ json: {}, binary: { scan: inlineItem(inlineReceipt, 'scan.bin', 'application/octet-stream').binary!.data } }],
+			items: [
+				{ json: {}, binary: { scan: inlineItem(inlineReceipt, 'scan.bin', 'application/octet-stream').binary!.data } },
+			],
 		});
 
 		expect(result.items[0].json).toMatchObject({ fileName: 'order-1001.pdf', fileType: 'application/x-pdf' });
@@ -113,7 +123,11 @@ describe('file: Upload', () => {
 	test('an expired upload address fails with what the storage said, naming the file', async () => {
 		sandbox().uploadUrlTtlSeconds = -60;
 
-		const result = await runNode({ parameters: uploadParameters(), credentials: credentials(), items: [inlineItem(inlineReceipt)] });
+		const result = await runNode({
+			parameters: uploadParameters(),
+			credentials: credentials(),
+			items: [inlineItem(inlineReceipt)],
+		});
 
 		expect(result.error?.message).toBe(
 			'Uploading "receipt.pdf" to the storage failed (HTTP 403): AccessDenied: Request has expired. The upload address may have expired or been signed for another file type; run the step again to get a new one.',
@@ -131,7 +145,11 @@ describe('file: Upload', () => {
 			},
 		});
 
-		const result = await runNode({ parameters: uploadParameters(), credentials: credentials(), items: [inlineItem(inlineReceipt)] });
+		const result = await runNode({
+			parameters: uploadParameters(),
+			credentials: credentials(),
+			items: [inlineItem(inlineReceipt)],
+		});
 
 		expect(result.error?.message).toMatch(
 			/^Uploading "receipt.pdf" to the storage failed \(HTTP 403\): SignatureDoesNotMatch: The request signature we calculated does not match/,
@@ -158,14 +176,24 @@ describe('file: Upload', () => {
 	});
 
 	test.each([
-		['the service refuses the upload address', () => sandbox().faultQueue.push({ status: 401, body: { message: 'Invalid access token' } })],
+		[
+			'the service refuses the upload address',
+			() => sandbox().faultQueue.push({ status: 401, body: { message: 'Invalid access token' } }),
+		],
 		['the storage refuses the file', () => (sandbox().uploadUrlTtlSeconds = -60)],
 		['the connection to the storage breaks', () => (sandbox().storage.cutNextPutAfterBytes = 64 * 1024)],
 	])('when %s, no file of the binary store is left open', async (_case, fail) => {
-		const binary = await storeBinary(randomBytes(2 * 1024 * 1024), { fileName: 'receipt.tiff', mimeType: 'image/tiff' });
+		const binary = await storeBinary(randomBytes(2 * 1024 * 1024), {
+			fileName: 'receipt.tiff',
+			mimeType: 'image/tiff',
+		});
 		fail();
 
-		const result = await runNode({ parameters: uploadParameters(), credentials: credentials(), items: [{ json: {}, binary: { data: binary } }] });
+		const result = await runNode({
+			parameters: uploadParameters(),
+			credentials: credentials(),
+			items: [{ json: {}, binary: { data: binary } }],
+		});
 
 		expect(result.error?.message).toBeDefined();
 		expect(await eventually(() => openBinaryFiles().length === 0)).toBe(true);
@@ -174,7 +202,11 @@ describe('file: Upload', () => {
 	test('a service answer without an upload address is a clear error', async () => {
 		sandbox().faultQueue.push({ status: 200, body: { uploadUrl: 'elsewhere' } });
 
-		const result = await runNode({ parameters: uploadParameters(), credentials: credentials(), items: [inlineItem(inlineReceipt)] });
+		const result = await runNode({
+			parameters: uploadParameters(),
+			credentials: credentials(),
+			items: [inlineItem(inlineReceipt)],
+		});
 
 		expect(result.error?.message).toBe(
 			'The service\'s answer to the upload request for "receipt.pdf" holds no upload address (signedRequest) and file URL (url)',

@@ -32,7 +32,10 @@ const operations: Array<{ parameters: INodeParameters; fuzzed: string[] }> = [
 			operation: 'create',
 			productName: 'Kettle',
 			customerEmail: 'ann@example.com',
-			additionalFields: { customer: { details: { id: 1, state: 'NY' } }, extraFields: { field: [{ name: 'a', value: 'b' }] } },
+			additionalFields: {
+				customer: { details: { id: 1, state: 'NY' } },
+				extraFields: { field: [{ name: 'a', value: 'b' }] },
+			},
 		},
 		fuzzed: [
 			'productName',
@@ -54,11 +57,29 @@ const operations: Array<{ parameters: INodeParameters; fuzzed: string[] }> = [
 		],
 	},
 	{
-		parameters: { resource: 'registration', operation: 'update', registrationId: 'R1', updateFields: { productName: 'X' } },
-		fuzzed: ['registrationId', 'updateFields', 'updateFields.productName', 'updateFields.serialNumbers', 'updateFields.purchaseDate', 'updateFields.extraFieldsJson'],
+		parameters: {
+			resource: 'registration',
+			operation: 'update',
+			registrationId: 'R1',
+			updateFields: { productName: 'X' },
+		},
+		fuzzed: [
+			'registrationId',
+			'updateFields',
+			'updateFields.productName',
+			'updateFields.serialNumbers',
+			'updateFields.purchaseDate',
+			'updateFields.extraFieldsJson',
+		],
 	},
 	{
-		parameters: { resource: 'registration', operation: 'updateStatus', registrationId: 'R1', status: 'approved', isPublic: true },
+		parameters: {
+			resource: 'registration',
+			operation: 'updateStatus',
+			registrationId: 'R1',
+			status: 'approved',
+			isPublic: true,
+		},
 		fuzzed: [
 			'registrationId',
 			'status',
@@ -128,7 +149,7 @@ function savedAs(path: string, value: unknown, viaExpression: boolean): unknown 
 		return RESOURCE_LOCATORS.has(path) ? { __rl: true, mode: 'id', value: '={{ $json.value }}' } : '={{ $json.value }}';
 	}
 	if (!RESOURCE_LOCATORS.has(path)) return value;
-	return { __rl: true, mode: 'id', value: typeof value === 'string' ? value : JSON.stringify(value) ?? '' };
+	return { __rl: true, mode: 'id', value: typeof value === 'string' ? value : (JSON.stringify(value) ?? '') };
 }
 
 function withValue(parameters: INodeParameters, path: string, value: unknown): INodeParameters {
@@ -183,7 +204,9 @@ describe('fuzzed parameters', () => {
 					}
 					const outcome = verdict(result);
 					if (outcome !== 'ok' && outcome !== 'no items') {
-						throw new Error(`${path} = ${JSON.stringify(value)?.slice(0, 200)} (expression: ${viaExpression}): ${outcome}`);
+						throw new Error(
+							`${path} = ${JSON.stringify(value)?.slice(0, 200)} (expression: ${viaExpression}): ${outcome}`,
+						);
 					}
 				}),
 				{ seed: SEED, numRuns: RUNS_PER_PARAMETER * fuzzed.length, endOnFailure: true },

@@ -29,7 +29,10 @@ describe('the published package', () => {
 	test('ships every node and credential n8n is told about, with the icons they name', () => {
 		for (const entry of [...packageJson.n8n.nodes, ...packageJson.n8n.credentials]) {
 			expect(packedFiles).toContain(entry);
-			const exported = require(join(root, entry)) as Record<string, new () => { icon?: unknown; description?: { icon?: unknown } }>;
+			const exported = require(join(root, entry)) as Record<
+				string,
+				new () => { icon?: unknown; description?: { icon?: unknown } }
+			>;
 			const instance = new (Object.values(exported)[0])();
 			const icon = (instance.description?.icon ?? instance.icon) as { light: string; dark: string };
 			for (const file of [icon.light, icon.dark]) {
@@ -82,7 +85,9 @@ describe('the published package', () => {
 	test('shipped JavaScript requires nothing but n8n-workflow and its own files', () => {
 		const requires = packedFiles
 			.filter((path) => path.endsWith('.js'))
-			.flatMap((path) => [...readFileSync(join(root, path), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1]));
+			.flatMap((path) =>
+				[...readFileSync(join(root, path), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1]),
+			);
 		expect(requires.filter((name) => name !== 'n8n-workflow' && !name.startsWith('.'))).toEqual([]);
 	});
 });
@@ -91,7 +96,10 @@ describe('the README', () => {
 	const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
 	test('shows the exact test command CI runs, and the demo command', () => {
-		const ciCommand = readFileSync(join(root, '.ci', 'run'), 'utf8').trim().split('\n').pop();
+		const ciCommand = readFileSync(join(root, '.ci', 'run'), 'utf8')
+			.trim()
+			.split('\n')
+			.pop();
 		expect(readme).toContain(`\`\`\`sh\n${ciCommand}\n\`\`\``);
 		expect(readme).toContain('```sh\nnpm ci && npm run build && npm run demo\n```');
 	});

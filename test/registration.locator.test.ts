@@ -13,7 +13,9 @@ describe('Registration "From List": the search the editor runs while the user ty
 	test('a complete e-mail address is searched by the service and lists what a person recognises', async () => {
 		const { results } = await search(' ann.lee@example.com ');
 
-		expect(sandbox().requests.map((request) => request.query)).toEqual([{ email: 'ann.lee@example.com', limit: '100' }]);
+		expect(sandbox().requests.map((request) => request.query)).toEqual([
+			{ email: 'ann.lee@example.com', limit: '100' },
+		]);
 		expect(results).toEqual([
 			{ name: 'Kettle K1 · Ann Lee · 2024-03-01 (R000001)', value: 'R000001' },
 			{ name: 'Toaster T2 · Ann Lee · 2024-05-17 (R000002)', value: 'R000002' },
@@ -35,7 +37,10 @@ describe('Registration "From List": the search the editor runs while the user ty
 	});
 
 	test('entries the service lists without product or customer show their ID; entries without an ID are left out', async () => {
-		sandbox().faultQueue.push({ status: 200, body: [{ id: 'R9' }, { regId: 'R10', productName: 'Blender B3' }, { productName: 'no id' }] });
+		sandbox().faultQueue.push({
+			status: 200,
+			body: [{ id: 'R9' }, { regId: 'R10', productName: 'Blender B3' }, { productName: 'no id' }],
+		});
 
 		expect((await search()).results).toEqual([
 			{ name: 'R9', value: 'R9' },
@@ -54,14 +59,23 @@ describe('Registration, as each kind of saved workflow holds it', () => {
 	beforeEach(() => seedSampleData(sandbox().state));
 
 	test.each([
-		['picked from the list', { __rl: true, mode: 'list', value: 'R000002', cachedResultName: 'Toaster T2 · Ann Lee · 2024-05-17 (R000002)' }],
+		[
+			'picked from the list',
+			{ __rl: true, mode: 'list', value: 'R000002', cachedResultName: 'Toaster T2 · Ann Lee · 2024-05-17 (R000002)' },
+		],
 		['typed by ID', { __rl: true, mode: 'id', value: 'R000002' }],
 		['mapped by ID', { __rl: true, mode: 'id', value: '={{ $json.registration }}' }],
 		['a plain ID (saved before 0.2)', 'R000002'],
 		['a plain expression (saved before 0.2)', '={{ $json.registration }}'],
 	])('%s', async (_kind, registrationId) => {
 		const result = await runNode({
-			parameters: { resource: 'registration', operation: 'updateStatus', registrationId, status: 'approved', isPublic: true },
+			parameters: {
+				resource: 'registration',
+				operation: 'updateStatus',
+				registrationId,
+				status: 'approved',
+				isPublic: true,
+			},
 			credentials: credentials(),
 			items: [{ json: { registration: 'R000002' } }],
 		});

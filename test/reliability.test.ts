@@ -22,7 +22,9 @@ const createRegistrations = (options: INodeParameters = fast) => ({
 });
 
 const rows = (count: number): INodeExecutionData[] =>
-	Array.from({ length: count }, (_, index) => ({ json: { product: `Kettle ${index}`, email: `c${index}@example.com` } }));
+	Array.from({ length: count }, (_, index) => ({
+		json: { product: `Kettle ${index}`, email: `c${index}@example.com` },
+	}));
 
 const httpCodeOf = (error: unknown) => (error as { httpCode?: string } | undefined)?.httpCode;
 
@@ -97,7 +99,11 @@ describe('retries that never duplicate', () => {
 	});
 
 	test('a 429 that never ends says so, with the attempts', async () => {
-		sandbox().faultPlan = () => ({ status: 429, headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:00 GMT' }, body: {} });
+		sandbox().faultPlan = () => ({
+			status: 429,
+			headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:00 GMT' },
+			body: {},
+		});
 
 		const result = await runNode({ parameters: createRegistrations(), credentials: credentials(), items: rows(1) });
 
@@ -176,7 +182,9 @@ describe('retries that never duplicate', () => {
 		expect(result.error?.message).toBe(
 			`The service at ${sandbox().baseUrl} did not answer within 0.2 seconds, after 2 attempts`,
 		);
-		expect(result.error?.description).toBe('Raise Options > Timeout if the service is just slow. Request: GET /api/registrations');
+		expect(result.error?.description).toBe(
+			'Raise Options > Timeout if the service is just slow. Request: GET /api/registrations',
+		);
 	});
 
 	test('a refused connection is repeated even for a create: nothing reached the service', async () => {
@@ -199,7 +207,11 @@ describe('retries that never duplicate', () => {
 		expect(read.error).toBeUndefined();
 		expect(sandbox().requests).toHaveLength(2);
 
-		sandbox().faultQueue.push({ status: 200, body: '{"registrations": [', headers: { 'content-type': 'application/json' } });
+		sandbox().faultQueue.push({
+			status: 200,
+			body: '{"registrations": [',
+			headers: { 'content-type': 'application/json' },
+		});
 		const create = await runNode({ parameters: createRegistrations(), credentials: credentials(), items: rows(1) });
 		expect(create.error?.message).toBe(
 			'The outcome is unknown: the service answered HTTP 200 with something that is not JSON (application/json: "{\\"registrations\\": ["), so the service may or may not have created the registration of item 0. The request was not repeated, so that nothing is created twice.',
@@ -217,7 +229,9 @@ describe('retries that never duplicate', () => {
 			credentials: credentials(),
 		});
 
-		expect(result.items).toEqual([{ json: { deleted: true, registrationId: registration.id }, pairedItem: { item: 0 } }]);
+		expect(result.items).toEqual([
+			{ json: { deleted: true, registrationId: registration.id }, pairedItem: { item: 0 } },
+		]);
 		expect(sandbox().requestsTo('DELETE', `/api/registrations/${registration.id}`)).toHaveLength(2);
 	});
 

@@ -9,7 +9,8 @@ import { join } from 'node:path';
  */
 
 const root = join(__dirname, '..');
-const lintScript = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { lint: string } }).scripts.lint;
+const lintScript = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { lint: string } })
+	.scripts.lint;
 const TRIGGER = join('nodes', 'ProductRegistrationTrigger', 'ProductRegistrationTrigger.node.ts');
 /** eslint-plugin-n8n-nodes-base skips its file-name checks when NODE_ENV is "test", as jest sets it: run as npm does. */
 const env = { ...process.env, NODE_ENV: 'production' };
@@ -18,7 +19,8 @@ let copy: string;
 
 beforeEach(() => {
 	copy = mkdtempSync(join(tmpdir(), 'product-registration-planted-'));
-	for (const entry of ['nodes', 'credentials', 'package.json']) cpSync(join(root, entry), join(copy, entry), { recursive: true });
+	for (const entry of ['nodes', 'credentials', 'package.json'])
+		cpSync(join(root, entry), join(copy, entry), { recursive: true });
 	symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
 });
 afterEach(() => rmSync(copy, { recursive: true, force: true }));
@@ -34,16 +36,24 @@ function plantAngleBrackets(): void {
 /** The project's own lint command, run on the copy with the project's configuration. */
 function lint(): { status: number | null; output: string } {
 	const [, ...args] = lintScript.split(' ');
-	const result = spawnSync(process.execPath, [join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '-c', join(root, 'eslint.config.mjs'), ...args], {
-		cwd: copy,
-		encoding: 'utf8',
-		env,
-	});
+	const result = spawnSync(
+		process.execPath,
+		[join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '-c', join(root, 'eslint.config.mjs'), ...args],
+		{
+			cwd: copy,
+			encoding: 'utf8',
+			env,
+		},
+	);
 	return { status: result.status, output: result.stdout + result.stderr };
 }
 
 function scan(leg: '--source' | '--package', directory: string): { status: number | null; output: string } {
-	const result = spawnSync(process.execPath, [join(root, 'scripts', 'scan.mjs'), leg, directory], { cwd: root, encoding: 'utf8', env });
+	const result = spawnSync(process.execPath, [join(root, 'scripts', 'scan.mjs'), leg, directory], {
+		cwd: root,
+		encoding: 'utf8',
+		env,
+	});
 	return { status: result.status, output: result.stdout + result.stderr };
 }
 
@@ -76,7 +86,10 @@ describe("n8n's rules, proven to bite", () => {
 
 	test("the scanner's tarball leg fails on a banned global in compiled code", () => {
 		cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true });
-		appendFileSync(join(copy, 'dist', 'nodes', 'ProductRegistration', 'ProductRegistration.node.js'), '\nsetTimeout(() => undefined, 1);\n');
+		appendFileSync(
+			join(copy, 'dist', 'nodes', 'ProductRegistration', 'ProductRegistration.node.js'),
+			'\nsetTimeout(() => undefined, 1);\n',
+		);
 		const { status, output } = scan('--package', copy);
 		expect(status).toBe(1);
 		expect(output).toContain('@n8n/community-nodes/no-restricted-globals');

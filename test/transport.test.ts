@@ -40,7 +40,10 @@ describe('describeErrorBody', () => {
 		[{ message: 'Registration not found' }, 'Registration not found'],
 		[{ error: { message: 'Form is closed' } }, 'Form is closed'],
 		[{ errors: ['email is invalid', 'date is missing'] }, 'email is invalid; date is missing'],
-		['<html><head><style>p{}</style></head><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>', '502 Bad Gateway nginx'],
+		[
+			'<html><head><style>p{}</style></head><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>',
+			'502 Bad Gateway nginx',
+		],
 		['upstream timed out', 'upstream timed out'],
 		[{ unexpected: true }, '{"unexpected":true}'],
 		[undefined, ''],
@@ -61,7 +64,10 @@ describe('service failures through the engine', () => {
 	});
 
 	test('an HTML error page becomes one readable line', async () => {
-		sandbox().faultQueue.push({ status: 500, body: '<html><body><h1>Internal Server Error</h1><p>Try later</p></body></html>' });
+		sandbox().faultQueue.push({
+			status: 500,
+			body: '<html><body><h1>Internal Server Error</h1><p>Try later</p></body></html>',
+		});
 
 		const result = await runNode({ parameters: listRegistrations, credentials: credentials() });
 
@@ -80,7 +86,10 @@ describe('service failures through the engine', () => {
 		});
 
 		expect(result.items).toEqual([
-			{ json: { error: 'The service answered HTTP 400: Bad token [access token] for this shop' }, pairedItem: { item: 0 } },
+			{
+				json: { error: 'The service answered HTTP 400: Bad token [access token] for this shop' },
+				pairedItem: { item: 0 },
+			},
 		]);
 	});
 

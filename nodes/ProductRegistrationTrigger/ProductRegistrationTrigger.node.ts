@@ -107,7 +107,8 @@ export class ProductRegistrationTrigger implements INodeType {
 				size: Number.isFinite(declaredSize) ? declaredSize : undefined,
 				body: this.getBodyData(),
 				rawBody: rawBody?.toString(),
-				secretGiven: typeof query.secret === 'string' ? query.secret : (headers['x-webhook-secret'] as string | undefined),
+				secretGiven:
+					typeof query.secret === 'string' ? query.secret : (headers['x-webhook-secret'] as string | undefined),
 			},
 			{
 				secret: this.getNodeParameter('secret', '') as string,

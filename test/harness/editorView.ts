@@ -52,7 +52,8 @@ function optionValues(property: INodeProperties): unknown[] {
 /** The dropdown shown for `name` with these stored parameters (exactly one may show), and its option values. */
 export function offeredValues(description: INodeTypeDescription, parameters: INodeParameters, name: string): unknown[] {
 	const shown = shownProperties(description, parameters).filter((property) => property.name === name);
-	if (shown.length !== 1) throw new Error(`The editor shows ${shown.length} "${name}" parameters for ${JSON.stringify(parameters)}`);
+	if (shown.length !== 1)
+		throw new Error(`The editor shows ${shown.length} "${name}" parameters for ${JSON.stringify(parameters)}`);
 	return optionValues(shown[0]);
 }
 
@@ -90,20 +91,34 @@ export function unsupportedValues(
 		const value = values[property.name];
 		const at = `${path}${property.name}`;
 		if (isExpression(value)) continue;
-		if (property.type === 'options' && !property.typeOptions?.loadOptionsMethod && !optionValues(property).includes(value)) {
+		if (
+			property.type === 'options' &&
+			!property.typeOptions?.loadOptionsMethod &&
+			!optionValues(property).includes(value)
+		) {
 			findings.push(`${at}: ${JSON.stringify(value)} is not one of the offered values`);
 		}
 		if (property.type === 'multiOptions' && !property.typeOptions?.loadOptionsMethod) {
 			for (const entry of Array.isArray(value) ? value : [value]) {
-				if (!optionValues(property).includes(entry)) findings.push(`${at}: ${JSON.stringify(entry)} is not one of the offered values`);
+				if (!optionValues(property).includes(entry))
+					findings.push(`${at}: ${JSON.stringify(entry)} is not one of the offered values`);
 			}
 		}
 		if (property.type === 'resourceLocator' && value !== null && typeof value === 'object') {
 			const mode = (value as { mode?: string }).mode;
-			if (!(property.modes ?? []).some((candidate) => candidate.name === mode)) findings.push(`${at}: no mode ${JSON.stringify(mode)}`);
+			if (!(property.modes ?? []).some((candidate) => candidate.name === mode))
+				findings.push(`${at}: no mode ${JSON.stringify(mode)}`);
 		}
 		if (property.type === 'collection' && value !== null && typeof value === 'object') {
-			findings.push(...unsupportedValues(property.options as INodeProperties[], value as INodeParameters, description, `${at}.`, root));
+			findings.push(
+				...unsupportedValues(
+					property.options as INodeProperties[],
+					value as INodeParameters,
+					description,
+					`${at}.`,
+					root,
+				),
+			);
 		}
 		if (property.type === 'fixedCollection' && value !== null && typeof value === 'object') {
 			const groups = property.options as INodePropertyCollection[];
@@ -115,7 +130,15 @@ export function unsupportedValues(
 				}
 				const rows = Array.isArray(groupValue) ? groupValue : [groupValue];
 				rows.forEach((row, index) =>
-					findings.push(...unsupportedValues(group.values, row as INodeParameters, description, `${at}.${groupName}[${index}].`, root)),
+					findings.push(
+						...unsupportedValues(
+							group.values,
+							row as INodeParameters,
+							description,
+							`${at}.${groupName}[${index}].`,
+							root,
+						),
+					),
 				);
 			}
 		}
@@ -124,14 +147,19 @@ export function unsupportedValues(
 }
 
 /** Every parameter, with the parameters that sit beside it (where its displayOptions look), nested ones included. */
-function everyProperty(properties: INodeProperties[], path = ''): Array<{ property: INodeProperties; siblings: INodeProperties[]; at: string }> {
+function everyProperty(
+	properties: INodeProperties[],
+	path = '',
+): Array<{ property: INodeProperties; siblings: INodeProperties[]; at: string }> {
 	return properties.flatMap((property) => {
 		const at = `${path}${property.name}`;
 		const nested =
 			property.type === 'collection'
 				? everyProperty(property.options as INodeProperties[], `${at}.`)
 				: property.type === 'fixedCollection'
-					? (property.options as INodePropertyCollection[]).flatMap((group) => everyProperty(group.values, `${at}.${group.name}.`))
+					? (property.options as INodePropertyCollection[]).flatMap((group) =>
+							everyProperty(group.values, `${at}.${group.name}.`),
+						)
 					: [];
 		return [{ property, siblings: properties, at }, ...nested];
 	});
@@ -159,7 +187,8 @@ export function displayOptionProblems(description: INodeTypeDescription): string
 				);
 				if (possible.includes(undefined)) continue;
 				for (const value of (wanted ?? []) as unknown[]) {
-					if (!possible.includes(value)) findings.push(`${at}: displayOptions want ${key} = ${JSON.stringify(value)}, which it cannot be`);
+					if (!possible.includes(value))
+						findings.push(`${at}: displayOptions want ${key} = ${JSON.stringify(value)}, which it cannot be`);
 				}
 			}
 		}
@@ -178,7 +207,8 @@ export function neverShownProperties(description: INodeTypeDescription): string[
 			const base = editorParameters(description, { resource, operation });
 			states.push(base);
 			for (const property of shownProperties(description, base)) {
-				const alternatives = property.type === 'boolean' ? [true, false] : property.type === 'options' ? optionValues(property) : [];
+				const alternatives =
+					property.type === 'boolean' ? [true, false] : property.type === 'options' ? optionValues(property) : [];
 				for (const value of alternatives) {
 					states.push(editorParameters(description, { ...base, [property.name]: value as string }));
 				}
@@ -207,7 +237,9 @@ const DEFAULT_TYPES: Partial<Record<INodeProperties['type'], (value: unknown) =>
 export function defaultTypeProblems(description: INodeTypeDescription): string[] {
 	return everyProperty(description.properties).flatMap(({ property, at }) => {
 		if (property.type === 'options') {
-			return optionValues(property).includes(property.default) ? [] : [`${at}: default ${JSON.stringify(property.default)} is not offered`];
+			return optionValues(property).includes(property.default)
+				? []
+				: [`${at}: default ${JSON.stringify(property.default)} is not offered`];
 		}
 		const check = DEFAULT_TYPES[property.type];
 		if (check === undefined || check(property.default)) return [];
@@ -216,7 +248,10 @@ export function defaultTypeProblems(description: INodeTypeDescription): string[]
 }
 
 /** The parameters the editor marks with an issue (a required one left empty, ...) on this node, by name. */
-export function parameterIssues(description: INodeTypeDescription, node: Pick<INode, 'parameters'> & Partial<INode>): string[] {
+export function parameterIssues(
+	description: INodeTypeDescription,
+	node: Pick<INode, 'parameters'> & Partial<INode>,
+): string[] {
 	const fullNode: INode = {
 		id: 'editor',
 		name: 'Product Registration',

@@ -35,7 +35,8 @@ export class ItemInput {
 		try {
 			return convert(value);
 		} catch (error) {
-			if (error instanceof InvalidValueError) throw this.error(`The ${label} of item ${this.itemIndex} ${error.message}`);
+			if (error instanceof InvalidValueError)
+				throw this.error(`The ${label} of item ${this.itemIndex} ${error.message}`);
 			throw new NodeOperationError(this.context.getNode(), error as Error, { itemIndex: this.itemIndex });
 		}
 	}

@@ -2,7 +2,11 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_REQUEST_POLICY, MAX_RETRIES } from '../transport/serviceRequest';
 
-const { maxRetries: DEFAULT_RETRIES, retryDelayMs: DEFAULT_RETRY_WAIT_MS, timeoutMs: DEFAULT_TIMEOUT_MS } = DEFAULT_REQUEST_POLICY;
+const {
+	maxRetries: DEFAULT_RETRIES,
+	retryDelayMs: DEFAULT_RETRY_WAIT_MS,
+	timeoutMs: DEFAULT_TIMEOUT_MS,
+} = DEFAULT_REQUEST_POLICY;
 
 /** How requests to the service behave; every operation offers these under Options. */
 const requestOptionProperties: INodeProperties[] = [

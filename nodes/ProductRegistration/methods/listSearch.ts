@@ -13,12 +13,19 @@ const SEARCH_LIMIT = 100;
  * e-mail, name, product or ID. Each entry shows what a person recognises — product, customer, purchase date — and
  * falls back to the ID when the service's answer has none of them.
  */
-export async function searchRegistrations(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchRegistrations(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const typed = (filter ?? '').trim();
 	const byEmail = isEmail(typed);
 	const { body } = await serviceRequest.call(
 		this,
-		{ method: 'GET', path: 'registrations', qs: byEmail ? { email: typed, limit: SEARCH_LIMIT } : { limit: SEARCH_LIMIT } },
+		{
+			method: 'GET',
+			path: 'registrations',
+			qs: byEmail ? { email: typed, limit: SEARCH_LIMIT } : { limit: SEARCH_LIMIT },
+		},
 		0,
 	);
 	const needle = typed.toLowerCase();
@@ -26,7 +33,11 @@ export async function searchRegistrations(this: ILoadOptionsFunctions, filter?: 
 	for (const record of listFromBody(body, 'registrations')) {
 		const registration = readListedRegistration(record);
 		if (registration.id === undefined) continue;
-		const words = [registration.productName, registration.customerName ?? registration.customerEmail, registration.purchaseDate];
+		const words = [
+			registration.productName,
+			registration.customerName ?? registration.customerEmail,
+			registration.purchaseDate,
+		];
 		const label = words.filter((word) => word !== undefined).join(' · ');
 		if (!byEmail && needle !== '') {
 			const haystack = [label, registration.customerEmail, registration.id].join(' ').toLowerCase();

@@ -100,7 +100,9 @@ export function judgeNoAnswer(error: unknown, timedOut: boolean, origin: string,
 			? `the service at ${origin} did not answer within ${timeoutMs / 1000} seconds`
 			: `could not reach the service at ${origin}: ${connectionProblem(code)}`,
 		notActedOn: !slow && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'),
-		help: slow ? 'Raise Options > Timeout if the service is just slow.' : 'Check the Base URL in the credential and that the service is running.',
+		help: slow
+			? 'Raise Options > Timeout if the service is just slow.'
+			: 'Check the Base URL in the credential and that the service is running.',
 	};
 }
 
@@ -149,7 +151,11 @@ export function judgeAnswer(
 		throw fail(`The service rejected the access token (HTTP ${statusCode})${saying}`, httpCode, TOKEN_HELP);
 	}
 	if (statusCode === 404 && request.names !== undefined) {
-		throw fail(`The service has no ${request.names} (HTTP 404${saying})`, httpCode, 'Check the ID, e.g. with Get Many.');
+		throw fail(
+			`The service has no ${request.names} (HTTP 404${saying})`,
+			httpCode,
+			'Check the ID, e.g. with Get Many.',
+		);
 	}
 	if (statusCode >= 300 && statusCode < 400) {
 		const location = String(response.headers?.location ?? '');
@@ -162,6 +168,8 @@ export function judgeAnswer(
 	throw fail(`The service answered HTTP ${statusCode}${saying}`, httpCode);
 }
 
-export function isPassingFailure(outcome: { statusCode: number; body: unknown } | PassingFailure): outcome is PassingFailure {
+export function isPassingFailure(
+	outcome: { statusCode: number; body: unknown } | PassingFailure,
+): outcome is PassingFailure {
 	return 'problem' in outcome;
 }

@@ -95,7 +95,11 @@ async function pause(ms: number, stop: AbortSignal | undefined): Promise<boolean
 	return stop.aborted;
 }
 
-export async function serviceRequest(this: ServiceContext, request: ServiceRequest, itemIndex: number): Promise<ServiceResponse> {
+export async function serviceRequest(
+	this: ServiceContext,
+	request: ServiceRequest,
+	itemIndex: number,
+): Promise<ServiceResponse> {
 	const node = this.getNode();
 	const policy = requestPolicy(this, itemIndex);
 	const session = await serviceSession(this);
@@ -137,12 +141,19 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		if (outcome.httpCode === '429') requestPace.peek(this)?.slowDown();
 		throwIfFinal(outcome, request, attempt, policy, fail);
 		mayHaveActed ||= !outcome.notActedOn;
-		if (await pause(outcome.waitMs ?? backoffMs(policy.retryDelayMs, attempt), stop)) throw stopped(`while ${outcome.problem}`);
+		if (await pause(outcome.waitMs ?? backoffMs(policy.retryDelayMs, attempt), stop))
+			throw stopped(`while ${outcome.problem}`);
 	}
 }
 
 /** A create the service may have acted on is never repeated; anything else is repeated until Retries run out. */
-function throwIfFinal(outcome: PassingFailure, request: ServiceRequest, attempt: number, policy: RequestPolicy, fail: FailFunction): void {
+function throwIfFinal(
+	outcome: PassingFailure,
+	request: ServiceRequest,
+	attempt: number,
+	policy: RequestPolicy,
+	fail: FailFunction,
+): void {
 	if (request.creates !== undefined && !outcome.notActedOn) {
 		throw fail(
 			`The outcome is unknown: ${outcome.problem}, so the service may or may not have created ${request.creates}. The request was not repeated, so that nothing is created twice.`,
@@ -152,6 +163,10 @@ function throwIfFinal(outcome: PassingFailure, request: ServiceRequest, attempt:
 	}
 	if (attempt > policy.maxRetries) {
 		const problem = outcome.problem.charAt(0).toUpperCase() + outcome.problem.slice(1);
-		throw fail(`${problem}, after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'}`, outcome.httpCode, outcome.help);
+		throw fail(
+			`${problem}, after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'}`,
+			outcome.httpCode,
+			outcome.help,
+		);
 	}
 }

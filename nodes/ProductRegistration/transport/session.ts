@@ -46,7 +46,8 @@ export function serviceRoot(baseUrl: unknown): ServiceSession['root'] {
 		// They would travel beside the token and end up in logs.
 		return { refusal: 'must not contain a user name or password; the access token is the only credential needed' };
 	}
-	if (parsed.search !== '' || parsed.hash !== '') return { refusal: 'must not contain a query (?...) or a fragment (#...)' };
+	if (parsed.search !== '' || parsed.hash !== '')
+		return { refusal: 'must not contain a query (?...) or a fragment (#...)' };
 	return `${parsed.origin}${parsed.pathname}`.replace(BASE_URL_SUFFIX, '');
 }
 
@@ -62,10 +63,14 @@ export async function serviceSession(context: ServiceContext): Promise<ServiceSe
 /** The address of an API path (below `/api/`, already encoded where it holds user data) for this session. */
 export function serviceUrl(node: INode, session: ServiceSession, path: string, itemIndex: number): string {
 	if (typeof session.root !== 'string') {
-		throw new NodeOperationError(node, `The Base URL in the Product Registration API credential ${session.root.refusal}`, {
-			itemIndex,
-			description: 'Use the address of the product-registration app, e.g. https://registrations.example.com',
-		});
+		throw new NodeOperationError(
+			node,
+			`The Base URL in the Product Registration API credential ${session.root.refusal}`,
+			{
+				itemIndex,
+				description: 'Use the address of the product-registration app, e.g. https://registrations.example.com',
+			},
+		);
 	}
 	return `${session.root}/api/${path.replace(/^\/+/, '')}`;
 }

@@ -29,7 +29,11 @@ export function describeStorageError(body: unknown): string {
 	const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
 	const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
 	if (code || message) return [code, message].filter(Boolean).join(': ');
-	return text.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 300);
+	return text
+		.replace(/<[^>]+>/g, ' ')
+		.replace(/\s+/g, ' ')
+		.trim()
+		.slice(0, 300);
 }
 
 /**
@@ -72,7 +76,9 @@ export async function putToStorage(this: IExecuteFunctions, upload: StorageUploa
 			: code === 'ECONNABORTED' || code === 'ETIMEDOUT'
 				? `the storage took no data for ${upload.idleTimeoutMs / 1000} seconds`
 				: connectionProblem(code);
-		throw fail(`Uploading "${upload.fileName}" to the storage failed: ${problem} before the upload completed. The file is not stored; run the step again.`);
+		throw fail(
+			`Uploading "${upload.fileName}" to the storage failed: ${problem} before the upload completed. The file is not stored; run the step again.`,
+		);
 	} finally {
 		// The storage may answer (or the connection break) before reading the whole file: close it either way.
 		if (!Buffer.isBuffer(upload.body)) upload.body.destroy();

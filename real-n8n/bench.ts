@@ -1,0 +1,320 @@
+import type { INodeParameters } from 'n8n-workflow';
+
+import type { SandboxSetup } from '../bench/sandboxProcess';
+import { startSandbox } from '../bench/cases';
+import { CREDENTIAL } from './examples';
+import { N8N_LINES, packPackage, RealN8n } from './instance';
+
+/**
+ * `npm run bench:n8n [-- --runs N] [-- --only <case>] [-- --json]`: this node beside n8n's HTTP Request node doing
+ * the same calls, inside a real n8n of each line (the package installed as n8n's community-package installer does),
+ * against the sandbox in a process of its own with 20 ms added to every request. A Code node makes the items; the
+ * figure is each node's own run time as n8n reports it (`executionTime`), the median of N runs (default 3), both
+ * nodes measured alternately in the same n8n. Not part of CI.
+ */
+
+const LATENCY_MS = 20;
+const UNDER_TEST = 'Under test';
+
+interface Side {
+	/** This node's parameters, or the HTTP Request node's (a function of the sandbox's address and token). */
+	parameters: INodeParameters | ((service: Service) => INodeParameters);
+}
+
+interface Service {
+	baseUrl: string;
+	token: string;
+}
+
+interface BenchCase {
+	id: string;
+	title: string;
+	/** The JavaScript of the Code node that makes the items. */
+	items: string;
+	seed: Omit<SandboxSetup, 'latencyMs' | 'reset'>;
+	latencyMs?: number;
+	node: Side;
+	/** The same calls with n8n's HTTP Request node; absent where the case measures this node alone. */
+	httpRequest?: Side;
+	/** What the case must show, checked on the medians. */
+	target: { maxRatio?: number; maxMsPerItem?: number; text: string };
+	itemCount: number;
+}
+
+const itemsOf = (count: number, json: string) =>
+	`return Array.from({ length: ${count} }, (_, i) => ({ json: ${json} }));`;
+const registrationIds = (count: number) => itemsOf(count, "{ id: 'R' + String(i + 1).padStart(6, '0') }");
+const serials = (count: number) => itemsOf(count, "{ serial: 'SN-' + String(i).padStart(6, '0') }");
+const sheetRows = (count: number) =>
+	itemsOf(count, "{ 'Product Name': 'Kettle K' + (i % 7), 'Email': 'customer' + i + '@example.com' }");
+
+/** The HTTP Request node (4.2, on both lines) sending one call per item with the token in its header. */
+function httpRequest(method: string, path: string, body?: string): Side {
+	return {
+		parameters: ({ baseUrl, token }) => ({
+			method,
+			url: `=${baseUrl}/api/${path}`,
+			sendHeaders: true,
+			headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${token}` }] },
+			...(body ? { sendBody: true, specifyBody: 'json', jsonBody: body } : {}),
+			options: {},
+		}),
+	};
+}
+
+const CASES: BenchCase[] = [
+	{
+		id: 'change-status',
+		title: 'Change Status, 500 items',
+		items: registrationIds(500),
+		itemCount: 500,
+		seed: { registrations: 500 },
+		node: {
+			parameters: {
+				resource: 'registration',
+				operation: 'updateStatus',
+				registrationId: '={{ $json.id }}',
+				status: 'approved',
+				isPublic: true,
+			},
+		},
+		httpRequest: httpRequest(
+			'POST',
+			'registrations/{{ $json.id }}/status',
+			'={"status": "approved", "isPublic": true}',
+		),
+		target: { maxRatio: 0.8, text: '≤ 0.8× the HTTP Request node' },
+	},
+	{
+		id: 'delete',
+		title: 'Delete, 500 items',
+		items: registrationIds(500),
+		itemCount: 500,
+		seed: { registrations: 500 },
+		node: { parameters: { resource: 'registration', operation: 'delete', registrationId: '={{ $json.id }}' } },
+		httpRequest: httpRequest('DELETE', 'registrations/{{ $json.id }}'),
+		target: { maxRatio: 0.8, text: '≤ 0.8× the HTTP Request node' },
+	},
+	{
+		id: 'get-serial',
+		title: 'Get serial number, 500 items',
+		items: serials(500),
+		itemCount: 500,
+		seed: { serialNumbers: Array.from({ length: 500 }, (_, index) => `SN-${String(index).padStart(6, '0')}`) },
+		node: { parameters: { resource: 'serialNumber', operation: 'get', serialNumber: '={{ $json.serial }}' } },
+		httpRequest: httpRequest('GET', 'serial_numbers/{{ encodeURIComponent($json.serial) }}'),
+		target: { maxRatio: 0.8, text: '≤ 0.8× the HTTP Request node' },
+	},
+	{
+		id: 'create-expressions',
+		title: 'Create 1,000 registrations, 2 fields by expression',
+		items: sheetRows(1000),
+		itemCount: 1000,
+		seed: {},
+		node: {
+			parameters: {
+				resource: 'registration',
+				operation: 'create',
+				productName: "={{ $json['Product Name'] }}",
+				customerEmail: '={{ $json.Email }}',
+			},
+		},
+		httpRequest: httpRequest(
+			'POST',
+			'registrations',
+			"={{ JSON.stringify({ registrations: [{ productName: $json['Product Name'], customerEmail: $json.Email }] }) }}",
+		),
+		target: { maxRatio: 1.0, text: '≤ 1.0× the HTTP Request node' },
+	},
+	{
+		id: 'create-map-automatically',
+		title: 'Create 1,000 registrations, Map Automatically',
+		items: sheetRows(1000),
+		itemCount: 1000,
+		seed: {},
+		node: { parameters: { resource: 'registration', operation: 'create', dataMode: 'autoMapInputData' } },
+		httpRequest: httpRequest(
+			'POST',
+			'registrations',
+			"={{ JSON.stringify({ registrations: [{ productName: $json['Product Name'], customerEmail: $json.Email }] }) }}",
+		),
+		target: { maxRatio: 0.1, text: '≤ 0.1× the HTTP Request node' },
+	},
+	{
+		id: 'create-map-automatically-cpu',
+		title: 'Create 10,000 registrations, Map Automatically, no latency (node CPU)',
+		items: sheetRows(10_000),
+		itemCount: 10_000,
+		seed: {},
+		latencyMs: 0,
+		node: { parameters: { resource: 'registration', operation: 'create', dataMode: 'autoMapInputData' } },
+		target: { maxMsPerItem: 0.1, text: '≤ 0.1 ms per item' },
+	},
+];
+
+function workflow(id: string, items: string, underTest: Record<string, unknown>) {
+	return {
+		id,
+		name: id,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		connections: {
+			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: UNDER_TEST, type: 'main', index: 0 }]] },
+		},
+		nodes: [
+			{
+				id: 'a0000000-0000-4000-8000-000000000001',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: 'a0000000-0000-4000-8000-000000000002',
+				name: 'Items',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [200, 0],
+				parameters: { jsCode: items },
+			},
+			{ id: 'a0000000-0000-4000-8000-000000000003', name: UNDER_TEST, position: [400, 0], ...underTest },
+		],
+	};
+}
+
+function nodeUnderTest(side: Side, kind: 'node' | 'httpRequest', service: Service): Record<string, unknown> {
+	const parameters = typeof side.parameters === 'function' ? side.parameters(service) : side.parameters;
+	return kind === 'node'
+		? {
+				type: 'n8n-nodes-product-registration.productRegistration',
+				typeVersion: 1,
+				parameters,
+				credentials: { [CREDENTIAL.type]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
+			}
+		: { type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, parameters };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+interface Row {
+	line: string;
+	id: string;
+	title: string;
+	nodeMs: number[];
+	httpMs: number[];
+	nodeRequests: number;
+	httpRequests: number;
+	errors: string[];
+	target: string;
+	result: string;
+	met: boolean;
+}
+
+async function benchLine(version: string, tarball: string, cases: BenchCase[], runs: number): Promise<Row[]> {
+	const sandbox = await startSandbox({ latencyMs: LATENCY_MS });
+	const n8n = await RealN8n.create(version);
+	const service = { baseUrl: sandbox.baseUrl, token: sandbox.token };
+	const rows: Row[] = [];
+	try {
+		await n8n.installPackage(tarball);
+		await n8n.importCredential({ ...CREDENTIAL, data: { baseUrl: service.baseUrl, accessToken: service.token } });
+		for (const bench of cases) {
+			const row: Row = {
+				line: version,
+				id: bench.id,
+				title: bench.title,
+				nodeMs: [],
+				httpMs: [],
+				nodeRequests: 0,
+				httpRequests: 0,
+				errors: [],
+				target: bench.target.text,
+				result: '',
+				met: false,
+			};
+			const sides = (['node', 'httpRequest'] as const).filter((kind) => bench[kind] !== undefined);
+			for (const kind of sides) {
+				await n8n.importWorkflow(
+					workflow(
+						`${bench.id}-${kind}`.replace(/[^a-zA-Z0-9]/g, '').slice(0, 16),
+						bench.items,
+						nodeUnderTest(bench[kind]!, kind, service),
+					),
+				);
+			}
+			for (let run = 0; run < runs; run++) {
+				for (const kind of sides) {
+					await sandbox.setUp({ reset: true, latencyMs: bench.latencyMs ?? LATENCY_MS, ...bench.seed });
+					const before = await sandbox.requests();
+					const result = await n8n.execute(`${bench.id}-${kind}`.replace(/[^a-zA-Z0-9]/g, '').slice(0, 16), {
+						timeoutMs: 600_000,
+					});
+					const requests = (await sandbox.requests()) - before;
+					const taskData = result.data?.data.resultData.runData[UNDER_TEST]?.[0];
+					const error =
+						result.data?.data.resultData.error?.message ?? (taskData ? undefined : result.output.stdout.slice(-300));
+					const itemsOut = taskData?.data?.main?.[0]?.length ?? 0;
+					if (error || itemsOut !== bench.itemCount) row.errors.push(`${kind}: ${error ?? `${itemsOut} items out`}`);
+					(kind === 'node' ? row.nodeMs : row.httpMs).push(taskData?.executionTime ?? NaN);
+					if (kind === 'node') row.nodeRequests = requests;
+					else row.httpRequests = requests;
+				}
+			}
+			const nodeMs = median(row.nodeMs);
+			if (bench.target.maxRatio !== undefined) {
+				const ratio = nodeMs / median(row.httpMs);
+				row.met = ratio <= bench.target.maxRatio;
+				row.result = `${ratio.toFixed(2)}×`;
+			} else {
+				const perItem = nodeMs / bench.itemCount;
+				row.met = perItem <= bench.target.maxMsPerItem!;
+				row.result = `${perItem.toFixed(3)} ms per item`;
+			}
+			row.met &&= row.errors.length === 0;
+			rows.push(row);
+			console.error(
+				`  ${version} ${bench.id}: node ${row.nodeMs.join('/')} ms, HTTP Request ${row.httpMs.join('/') || '—'} ms → ${row.result} ${row.met ? 'met' : 'MISSED'}${row.errors.length ? ` (${row.errors.join('; ')})` : ''}`,
+			);
+		}
+	} finally {
+		await n8n.stop();
+		sandbox.stop();
+		n8n.cleanUp();
+	}
+	return rows;
+}
+
+function table(rows: Row[]): string {
+	const lines = [
+		'| n8n | case | this node | HTTP Request node | requests (this node / HTTP Request) | result | target |',
+		'|---|---|---|---|---|---|---|',
+	];
+	for (const row of rows) {
+		const ms = (values: number[]) =>
+			values.length === 0 ? '—' : `${Math.round(median(values)).toLocaleString('en-US')} ms`;
+		lines.push(
+			`| ${row.line} | ${row.title} | ${ms(row.nodeMs)} | ${ms(row.httpMs)} | ${row.nodeRequests} / ${row.httpMs.length ? row.httpRequests : '—'} | ${row.result} | ${row.target}: ${row.met ? 'met' : '**missed**'} |`,
+		);
+	}
+	return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+	const args = process.argv.slice(2);
+	const runs = Number(args[args.indexOf('--runs') + 1]) || 3;
+	const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+	const cases = CASES.filter((bench) => only === undefined || bench.id === only);
+	const tarball = await packPackage();
+	const rows: Row[] = [];
+	for (const version of N8N_LINES) rows.push(...(await benchLine(version, tarball, cases, runs)));
+	const header = `npm run bench:n8n (${runs} run(s) each, median; ${LATENCY_MS} ms latency unless the case says none)`;
+	if (args.includes('--json')) console.log(JSON.stringify(rows, null, 2));
+	else console.log(`${header}\n\n${table(rows)}`);
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});
