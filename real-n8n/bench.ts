@@ -235,22 +235,16 @@ async function benchLine(version: string, tarball: string, cases: BenchCase[], r
 				met: false,
 			};
 			const sides = (['node', 'httpRequest'] as const).filter((kind) => bench[kind] !== undefined);
+			// n8n workflow ids are at most 16 characters.
+			const workflowId = (kind: string) => `bench${cases.indexOf(bench)}${kind}`.slice(0, 16);
 			for (const kind of sides) {
-				await n8n.importWorkflow(
-					workflow(
-						`${bench.id}-${kind}`.replace(/[^a-zA-Z0-9]/g, '').slice(0, 16),
-						bench.items,
-						nodeUnderTest(bench[kind]!, kind, service),
-					),
-				);
+				await n8n.importWorkflow(workflow(workflowId(kind), bench.items, nodeUnderTest(bench[kind]!, kind, service)));
 			}
 			for (let run = 0; run < runs; run++) {
 				for (const kind of sides) {
 					await sandbox.setUp({ reset: true, latencyMs: bench.latencyMs ?? LATENCY_MS, ...bench.seed });
 					const before = await sandbox.requests();
-					const result = await n8n.execute(`${bench.id}-${kind}`.replace(/[^a-zA-Z0-9]/g, '').slice(0, 16), {
-						timeoutMs: 600_000,
-					});
+					const result = await n8n.execute(workflowId(kind), { timeoutMs: 600_000 });
 					const requests = (await sandbox.requests()) - before;
 					const taskData = result.data?.data.resultData.runData[UNDER_TEST]?.[0];
 					const error =

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,26 +135,29 @@ export class RealN8n {
 		);
 	}
 
-	/** Runs an n8n CLI command to its end (killed after `timeoutMs`). */
+	/**
+	 * Runs an n8n CLI command to its end (killed after `timeoutMs`). Its output goes to a file, not a pipe: n8n exits
+	 * right after printing, which cuts a large output written to a pipe short.
+	 */
 	async cli(
 		args: string[],
 		options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; nodeOptions?: string } = {},
 	): Promise<RunOutput> {
 		const started = Date.now();
 		const env = this.env({ ...options.env, ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}) });
+		const outputFile = join(this.userFolder, `cli-${process.pid}-${Date.now()}.out`);
+		const output = openSync(outputFile, 'w');
 		const child = spawn(
 			'timeout',
 			['-s', 'KILL', String(Math.ceil((options.timeoutMs ?? 300_000) / 1000)), TOOL, ...args],
-			{
-				env,
-				stdio: ['ignore', 'pipe', 'pipe'],
-			},
+			{ env, stdio: ['ignore', output, 'pipe'] },
 		);
-		let stdout = '';
 		let stderr = '';
-		child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-		child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+		child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
 		const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+		closeSync(output);
+		const stdout = readFileSync(outputFile, 'utf8');
+		rmSync(outputFile, { force: true });
 		return { stdout, stderr, code, ms: Date.now() - started };
 	}
 

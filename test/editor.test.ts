@@ -16,6 +16,7 @@ import {
 	offeredOperations,
 	parameterIssues,
 	shownProperties,
+	unsortedCollections,
 	unsupportedValues,
 } from './harness/editorView';
 
@@ -131,6 +132,11 @@ describe('the editor: the description itself', () => {
 
 	test('every parameter shows for some resource and operation', () => {
 		expect(neverShownProperties(description)).toEqual([]);
+	});
+
+	test('the options of every collection are in alphabetical order', () => {
+		expect(unsortedCollections(description)).toEqual([]);
+		expect(unsortedCollections(built.trigger().description)).toEqual([]);
 	});
 
 	test('every default has the type of its parameter', () => {

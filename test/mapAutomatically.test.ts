@@ -1,4 +1,4 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from '../engine/workflowRunner';
 import { useSandbox } from './harness/sandbox';
@@ -10,7 +10,7 @@ import { useSandbox } from './harness/sandbox';
 
 const { sandbox, credentials } = useSandbox();
 
-const autoMap = (resource: string, options: IDataObject = {}) => ({ resource, operation: 'create', dataMode: 'autoMapInputData', options });
+const autoMap = (resource: string, options: INodeParameters = {}): INodeParameters => ({ resource, operation: 'create', dataMode: 'autoMapInputData', options });
 const items = (...rows: IDataObject[]): INodeExecutionData[] => rows.map((json) => ({ json }));
 const sent = (path: string, key: string) =>
 	sandbox()

@@ -181,11 +181,11 @@ describe('registration: Create', () => {
 		expect(sandbox().state.registrations.size).toBe(3);
 	});
 
-	test('without Continue On Fail a refused batch fails the run with the service message and status', async () => {
+	test('without Continue On Fail a refused batch fails the run with the service message and status, and no batch starts after it', async () => {
 		sandbox().faultQueue.push({}, { status: 422, body: { message: 'Form "retired" is closed' } });
 
 		const result = await runNode({
-			parameters: createFromColumns({ options: { batchSize: 2 } }),
+			parameters: createFromColumns({ options: { batchSize: 2, concurrency: 1 } }),
 			credentials: credentials(),
 			items: rows(5),
 		});
@@ -194,6 +194,18 @@ describe('registration: Create', () => {
 		expect((result.error as { httpCode?: string }).httpCode).toBe('422');
 		expect((result.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(2);
 		expect(sandbox().requestsTo('POST', '/api/registrations')).toHaveLength(2);
+	});
+
+	test('batches go out up to Concurrency (default 4) at once, and the output keeps the input order', async () => {
+		sandbox().latencyMs = 50;
+
+		const result = await runNode({ parameters: createFromColumns({ options: { batchSize: 10 } }), credentials: credentials(), items: rows(100) });
+
+		expect(result.error).toBeUndefined();
+		expect(sandbox().peakInFlight).toBe(4);
+		expect(result.items.map((item) => [item.pairedItem, item.json.productName])).toEqual(
+			rows(100).map((row, index) => [{ item: index }, row.json.product]),
+		);
 	});
 
 	test.each([

@@ -1,7 +1,22 @@
 import { ExecuteContext } from 'n8n-core';
-import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	IGetNodeParameterOptions,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	NodeParameterValueType,
+} from 'n8n-workflow';
+import { Expression } from 'n8n-workflow';
 
-import { credentialUse, resetCredentialUse, runNode } from '../engine/workflowRunner';
+import {
+	credentialUse,
+	nodeTypes,
+	PRODUCT_REGISTRATION_TYPE,
+	resetCredentialUse,
+	runNode,
+} from '../engine/workflowRunner';
+import { runParameters } from '../nodes/ProductRegistration/helpers/runParameters';
 import { useSandbox } from './harness/sandbox';
 
 /**
@@ -30,6 +45,90 @@ function countParameterReads(): { reads: Record<string, number>; restore: () => 
 	} as never);
 	return { reads, restore: () => spy.mockRestore() };
 }
+
+/** Counts evaluations of expressions by n8n's expression engine, until restored. */
+function countExpressionEvaluations(): { count: () => number; restore: () => void } {
+	let evaluations = 0;
+	const prototype = Expression.prototype as unknown as { resolveSimpleParameterValue: (...args: unknown[]) => unknown };
+	const evaluate = prototype.resolveSimpleParameterValue;
+	const spy = jest.spyOn(prototype, 'resolveSimpleParameterValue').mockImplementation(function (
+		this: Expression,
+		...args: unknown[]
+	) {
+		if (typeof args[0] === 'string' && args[0].startsWith('=')) evaluations += 1;
+		return evaluate.apply(this, args);
+	} as never);
+	return { count: () => evaluations, restore: () => spy.mockRestore() };
+}
+
+/** Runs `probe` inside the node's run, with the real ExecuteContext n8n gives it, and returns what it returned. */
+async function insideTheNode<T>(
+	parameters: INodeParameters,
+	items: INodeExecutionData[],
+	probe: (context: IExecuteFunctions) => T,
+): Promise<T> {
+	const nodeType = nodeTypes.getByNameAndVersion(PRODUCT_REGISTRATION_TYPE, 1) as INodeType;
+	let result: T | undefined;
+	nodeType.execute = async function (this: IExecuteFunctions) {
+		result = probe(this);
+		return [[]];
+	};
+	try {
+		const run = await runNode({ parameters, credentials: credentials(), items });
+		if (run.error) throw run.error;
+	} finally {
+		delete (nodeType as { execute?: unknown }).execute;
+	}
+	return result as T;
+}
+
+describe('a field mapped as {{ $json.field }}', () => {
+	const values = [
+		'KT-1',
+		'ünïcode ☕',
+		'',
+		0,
+		42,
+		1.5,
+		true,
+		false,
+		['a', 'b'],
+		{ nested: { id: 7 } },
+		null,
+		undefined,
+	];
+	const items = values.map((value) => ({
+		json: { 'the field': value, nested: { id: value } } as INodeExecutionData['json'],
+	}));
+
+	test.each<[string, IGetNodeParameterOptions, NodeParameterValueType?]>([
+		['={{ $json["the field"] }}', {}],
+		["={{ $json.nested['id'] }}", {}],
+		[
+			'={{ $json["the field"] }}',
+			{ extractValue: true },
+			{ __rl: true, mode: 'id', value: '={{ $json["the field"] }}' },
+		],
+	])(
+		'%s gives every item what n8n gives it, without its expression engine',
+		async (expression, options, saved = expression) => {
+			const evaluations = countExpressionEvaluations();
+			const { fast, n8n } = await insideTheNode(
+				{ resource: 'registration', operation: 'delete', registrationId: saved },
+				items,
+				(context) => ({
+					fast: items.map((_, index) => runParameters(context).get('registrationId', index, undefined, options)),
+					n8n: items.map((_, index) => context.getNodeParameter('registrationId', index, undefined, options)),
+				}),
+			);
+			evaluations.restore();
+
+			expect(fast).toEqual(n8n);
+			// n8n's own evaluations above, one per item, plus those the fast path left to n8n: the null and missing values.
+			expect(evaluations.count()).toBe(items.length + 2);
+		},
+	);
+});
 
 describe('a run of the node', () => {
 	beforeEach(() => resetCredentialUse());
@@ -83,7 +182,7 @@ describe('a run of the node', () => {
 				parameters: {
 					resource: 'registration',
 					operation: 'updateStatus',
-					registrationId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+					registrationId: { __rl: true, mode: 'id', value: '={{ $json.id.trim() }}' },
 					status: 'approved',
 					isPublic: true,
 					additionalFields: { note: 'Checked' },
@@ -109,11 +208,40 @@ describe('a run of the node', () => {
 		});
 	});
 
+	test('Change Status with the registration mapped as {{ $json.id }} evaluates no expression', async () => {
+		sandbox().state.createRegistrations(rows(30, (index) => ({ productName: `P${index}` })).map((row) => row.json));
+		const evaluations = countExpressionEvaluations();
+		try {
+			const run = await runNode({
+				parameters: {
+					resource: 'registration',
+					operation: 'updateStatus',
+					registrationId: '={{ $json.id }}',
+					status: 'approved',
+					isPublic: true,
+				},
+				credentials: credentials(),
+				items: rows(30, (index) => ({ id: `R${String(index + 1).padStart(6, '0')}` })),
+			});
+			expect(run.error).toBeUndefined();
+			expect(sandbox().requests).toHaveLength(30);
+		} finally {
+			evaluations.restore();
+		}
+
+		expect(evaluations.count()).toBe(0);
+	});
+
 	test('in Map Automatically reads no parameter per item, so evaluates no expression per item', async () => {
 		const counted = countParameterReads();
 		try {
 			const run = await runNode({
-				parameters: { resource: 'registration', operation: 'create', dataMode: 'autoMapInputData', options: { batchSize: 50 } },
+				parameters: {
+					resource: 'registration',
+					operation: 'create',
+					dataMode: 'autoMapInputData',
+					options: { batchSize: 50 },
+				},
 				credentials: credentials(),
 				items: rows(200, (index) => ({ Product: `Kettle ${index}`, Email: `c${index}@example.com` })),
 			});

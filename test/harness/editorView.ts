@@ -264,3 +264,14 @@ export function parameterIssues(
 	const issues = NodeHelpers.getNodeParametersIssues(description.properties, fullNode, description);
 	return Object.keys(issues?.parameters ?? {}).sort();
 }
+
+/** Collections whose options are not in alphabetical order, as n8n's guidelines want them in the Add Option list. */
+export function unsortedCollections(description: INodeTypeDescription): string[] {
+	return everyProperty(description.properties)
+		.filter(({ property }) => property.type === 'collection')
+		.filter(({ property }) => {
+			const names = (property.options as INodeProperties[]).map((option) => option.displayName);
+			return names.join('\n') !== [...names].sort((a, b) => a.localeCompare(b)).join('\n');
+		})
+		.map(({ at, property }) => `${at}: ${(property.options as INodeProperties[]).map((option) => option.displayName).join(', ')}`);
+}

@@ -42,18 +42,29 @@ const requestOptionProperties: INodeProperties[] = [
 /** Requests in flight at once for operations that send one request per item; halved while the service answers 429. */
 export const DEFAULT_CONCURRENCY = 20;
 export const MAX_CONCURRENCY = 100;
+/** Batches of a create in flight at once: each carries up to Batch Size records, so fewer than single requests. */
+export const DEFAULT_BATCH_CONCURRENCY = 4;
 
-export const concurrencyOption: INodeProperties = {
-	displayName: 'Concurrency',
-	name: 'concurrency',
-	type: 'number',
-	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
-	default: DEFAULT_CONCURRENCY,
-	description:
-		'How many items to process at once, each with its own request. Output order and item links are kept. When the service answers 429 (too many requests) the node halves this, and raises it again as requests succeed.',
-};
+function concurrencyProperty(howMany: string, defaultConcurrency: number): INodeProperties {
+	return {
+		displayName: 'Concurrency',
+		name: 'concurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
+		default: defaultConcurrency,
+		description: `${howMany} at once. Output order and item links are kept. When the service answers 429 (too many requests) the node halves this, and raises it again as requests succeed.`,
+	};
+}
 
-/** The `options` collection of an operation: its own options, then the request options. */
+export const concurrencyOption = concurrencyProperty('How many items to process, each with its own request,', DEFAULT_CONCURRENCY);
+export const batchConcurrencyOption = concurrencyProperty('How many batches to send', DEFAULT_BATCH_CONCURRENCY);
+
+/** Options of a collection in alphabetical order, as the editor's Add Option list should show them. */
+export function alphabetical(properties: INodeProperties[]): INodeProperties[] {
+	return [...properties].sort((a, b) => a.displayName.localeCompare(b.displayName));
+}
+
+/** The `options` collection of an operation: its own options and the request options, in alphabetical order. */
 export function optionsCollection(ownOptions: INodeProperties[] = []): INodeProperties {
 	return {
 		displayName: 'Options',
@@ -61,6 +72,6 @@ export function optionsCollection(ownOptions: INodeProperties[] = []): INodeProp
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [...ownOptions, ...requestOptionProperties],
+		options: alphabetical([...ownOptions, ...requestOptionProperties]),
 	};
 }

@@ -6,7 +6,7 @@ import { Pace, runPaced } from '../helpers/pace';
 import { runParameters } from '../helpers/runParameters';
 import { requestPace } from '../transport/serviceRequest';
 import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batchCreate';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './requestOptions';
+import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './requestOptions';
 import * as file from './file/File.resource';
 import * as registration from './registration/Registration.resource';
 import * as serialNumber from './serialNumber/SerialNumber.resource';
@@ -74,8 +74,34 @@ function readRunOption(context: IExecuteFunctions, name: string, label: string, 
 }
 
 /**
+ * Runs `work` for units 0..count-1 (items or batches), up to the run's pace at once, starting them in order; the
+ * pace halves while the service answers 429. Returns each unit's failure. Without Continue On Fail the first failure
+ * stops further units from starting; those already running finish.
+ */
+async function runConcurrently(
+	this: IExecuteFunctions,
+	count: number,
+	concurrency: number,
+	work: (unit: number) => Promise<void>,
+): Promise<Array<unknown>> {
+	const pace = requestPace.of(this, () => new Pace(concurrency));
+	const continueOnFail = this.continueOnFail();
+	const failures: unknown[] = new Array(count);
+	await runPaced(count, pace, async (unit) => {
+		try {
+			await work(unit);
+			return 'continue';
+		} catch (error) {
+			failures[unit] = error ?? new Error('Unknown error');
+			return continueOnFail ? 'continue' : 'stop';
+		}
+	});
+	return failures;
+}
+
+/**
  * Up to Concurrency items at once, each its own request; outputs keep the input order. Without Continue On Fail
- * the first failure stops new items from starting, and the failure of the earliest item is the one reported.
+ * the failure of the earliest item is the one reported.
  */
 async function runPerItem(
 	this: IExecuteFunctions,
@@ -83,35 +109,25 @@ async function runPerItem(
 	itemCount: number,
 ): Promise<INodeExecutionData[]> {
 	const concurrency = readRunOption(this, 'concurrency', 'Concurrency', DEFAULT_CONCURRENCY, MAX_CONCURRENCY);
-	const pace = requestPace.of(this, () => new Pace(concurrency));
-	const continueOnFail = this.continueOnFail();
 	const outputs: INodeExecutionData[][] = new Array(itemCount);
-	const failures: Error[] = [];
-
-	await runPaced(itemCount, pace, async (itemIndex) => {
-		try {
-			const result = await execute.call(this, itemIndex);
-			outputs[itemIndex] = (Array.isArray(result) ? result : [result]).map((json) => ({
-				json,
-				pairedItem: { item: itemIndex },
-			}));
-			return 'continue';
-		} catch (error) {
-			const itemError = asItemError(this, error, itemIndex);
-			outputs[itemIndex] = [errorItem(itemError, itemIndex)];
-			failures[itemIndex] = itemError;
-			return continueOnFail ? 'continue' : 'stop';
-		}
+	const failures = await runConcurrently.call(this, itemCount, concurrency, async (itemIndex) => {
+		const result = await execute.call(this, itemIndex);
+		outputs[itemIndex] = (Array.isArray(result) ? result : [result]).map((json) => ({ json, pairedItem: { item: itemIndex } }));
 	});
 
-	const firstFailure = failures.find((failure) => failure !== undefined);
-	if (firstFailure && !continueOnFail) throw firstFailure;
+	for (const [itemIndex, failure] of failures.entries()) {
+		if (failure === undefined) continue;
+		const itemError = asItemError(this, failure, itemIndex);
+		if (!this.continueOnFail()) throw itemError;
+		outputs[itemIndex] = [errorItem(itemError, itemIndex)];
+	}
 	return outputs.flat();
 }
 
 /**
  * Every item's entry is built (and checked) before anything is sent, so bad input fails the run with nothing
- * created. A batch the service refuses fails only its own items; under Continue On Fail the other batches go on.
+ * created. Batches go out up to Concurrency at once; a batch the service refuses fails only its own items, and
+ * under Continue On Fail the other batches go on.
  */
 async function runBatched(
 	this: IExecuteFunctions,
@@ -119,6 +135,7 @@ async function runBatched(
 	itemCount: number,
 ): Promise<INodeExecutionData[]> {
 	const batchSize = readRunOption(this, 'batchSize', 'Batch Size', DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE);
+	const concurrency = readRunOption(this, 'concurrency', 'Concurrency', DEFAULT_BATCH_CONCURRENCY, MAX_CONCURRENCY);
 	const output: INodeExecutionData[] = new Array(itemCount);
 	const pending: Array<{ itemIndex: number; entry: IDataObject }> = [];
 	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
@@ -131,21 +148,25 @@ async function runBatched(
 		}
 	}
 
-	for (const batch of inBatches(pending, batchSize)) {
-		try {
-			const results = await operation.sendBatch.call(
-				this,
-				batch.map(({ entry }) => entry),
-				batch.map(({ itemIndex }) => itemIndex),
-			);
-			batch.forEach(({ itemIndex }, position) => {
-				output[itemIndex] = { json: results[position], pairedItem: { item: itemIndex } };
-			});
-		} catch (error) {
-			const batchError = asItemError(this, error, batch[0].itemIndex);
-			if (!this.continueOnFail()) throw batchError;
-			for (const { itemIndex } of batch) output[itemIndex] = errorItem(batchError, itemIndex);
-		}
+	const batches = inBatches(pending, batchSize);
+	const failures = await runConcurrently.call(this, batches.length, concurrency, async (batchIndex) => {
+		const batch = batches[batchIndex];
+		const results = await operation.sendBatch.call(
+			this,
+			batch.map(({ entry }) => entry),
+			batch.map(({ itemIndex }) => itemIndex),
+		);
+		batch.forEach(({ itemIndex }, position) => {
+			output[itemIndex] = { json: results[position], pairedItem: { item: itemIndex } };
+		});
+	});
+
+	for (const [batchIndex, failure] of failures.entries()) {
+		if (failure === undefined) continue;
+		const batch = batches[batchIndex];
+		const batchError = asItemError(this, failure, batch[0].itemIndex);
+		if (!this.continueOnFail()) throw batchError;
+		for (const { itemIndex } of batch) output[itemIndex] = errorItem(batchError, itemIndex);
 	}
 	return output;
 }

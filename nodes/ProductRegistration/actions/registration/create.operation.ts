@@ -14,7 +14,7 @@ import {
 } from '../batchCreate';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
-import { optionsCollection } from '../requestOptions';
+import { batchConcurrencyOption, optionsCollection } from '../requestOptions';
 import {
 	CORE_LABELS,
 	coreFieldProperties,
@@ -107,15 +107,6 @@ const properties: INodeProperties[] = [
 			default: {},
 			options: [
 				{
-					displayName: 'Form Slug',
-					name: 'formSlug',
-					type: 'string',
-					default: '',
-					placeholder: 'extended-warranty',
-					description:
-						'Store the registration in this form instead of the default product-registration form. The slug is shown in the admin under Form > View on the frontend.',
-				},
-				{
 					displayName: 'Customer',
 					name: 'customer',
 					type: 'fixedCollection',
@@ -141,11 +132,21 @@ const properties: INodeProperties[] = [
 					],
 				},
 				...extraFieldProperties,
+				{
+					displayName: 'Form Slug',
+					name: 'formSlug',
+					type: 'string',
+					default: '',
+					placeholder: 'extended-warranty',
+					description:
+						'Store the registration in this form instead of the default product-registration form. The slug is shown in the admin under Form > View on the frontend.',
+				},
 			],
 		},
 	]),
 	optionsCollection([
 		batchSizeOption('registrations'),
+		batchConcurrencyOption,
 		{
 			displayName: 'Unmatched Fields',
 			name: 'unmatchedFields',

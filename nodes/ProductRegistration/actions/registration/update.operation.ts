@@ -4,7 +4,7 @@ import { asObject } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
-import { concurrencyOption, optionsCollection } from '../requestOptions';
+import { alphabetical, concurrencyOption, optionsCollection } from '../requestOptions';
 import {
 	coreFieldProperties,
 	extraFieldProperties,
@@ -23,7 +23,7 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		options: [...coreFieldProperties, ...extraFieldProperties],
+		options: alphabetical([...coreFieldProperties, ...extraFieldProperties]),
 	},
 	optionsCollection([concurrencyOption]),
 ];

@@ -41,14 +41,6 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
-				displayName: 'Note',
-				name: 'note',
-				type: 'string',
-				typeOptions: { rows: 2 },
-				default: '',
-				description: 'Extra information about the change',
-			},
-			{
 				displayName: 'Assets',
 				name: 'assets',
 				type: 'fixedCollection',
@@ -89,6 +81,14 @@ const properties: INodeProperties[] = [
 				placeholder: 'data, photo',
 				description:
 					'Binary fields of the input item (comma-separated) to upload first and attach as assets, named by their file names. Added after the other assets.',
+			},
+			{
+				displayName: 'Note',
+				name: 'note',
+				type: 'string',
+				typeOptions: { rows: 2 },
+				default: '',
+				description: 'Extra information about the change',
 			},
 		],
 	},

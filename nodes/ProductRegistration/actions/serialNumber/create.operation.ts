@@ -13,7 +13,7 @@ import {
 } from '../batchCreate';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
-import { optionsCollection } from '../requestOptions';
+import { batchConcurrencyOption, optionsCollection } from '../requestOptions';
 import { serialNumberProperty } from './serialNumberFields';
 
 const LABELS = { serialNumber: 'Serial Number', sku: 'SKU', customerTags: 'Customer Tags' };
@@ -50,7 +50,7 @@ const properties: INodeProperties[] = [
 				'Tags given to the customer who registers this serial number: comma-separated text, or a list from an expression',
 		},
 	]),
-	optionsCollection([batchSizeOption('serial numbers')]),
+	optionsCollection([batchSizeOption('serial numbers'), batchConcurrencyOption]),
 ];
 
 export const description = displayFor('serialNumber', 'create', properties);
