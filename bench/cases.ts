@@ -2,7 +2,9 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { runNode } from '../engine/workflowRunner';
+import { countExpressionEvaluations } from '../engine/expressionCount';
+import { credentialUse, resetCredentialUse, runNode } from '../engine/workflowRunner';
+import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY } from '../nodes/ProductRegistration/actions/requestOptions';
 import type { Measurement } from './measure';
 import { measure } from './measure';
 import type { SandboxReady, SandboxSetup } from './sandboxProcess';
@@ -16,6 +18,9 @@ export interface RunFigures {
 	requests: number;
 	itemsOut: number;
 	errorItems: number;
+	/** Credential reads and expression evaluations during the run (what costs most per item in a real n8n). */
+	credentialReads: number;
+	expressionEvaluations: number;
 }
 
 export interface BenchCase {
@@ -72,7 +77,7 @@ const registrationIds = (count: number) => rows(count, (index) => ({ id: `R${Str
 const perItem = (parameters: INodeParameters): Pick<BenchCase, 'parameters' | 'naive' | 'concurrency'> => ({
 	parameters,
 	naive: { parameters: { ...parameters, options: { concurrency: 1 } } },
-	concurrency: 20,
+	concurrency: DEFAULT_CONCURRENCY,
 });
 
 export const CASES: BenchCase[] = [
@@ -81,16 +86,16 @@ export const CASES: BenchCase[] = [
 		title: 'create 1,000 registrations',
 		parameters: createRegistrations,
 		items: registrationsFromSheet,
-		naive: { parameters: { ...createRegistrations, options: { batchSize: 1 } } },
-		concurrency: 1,
+		naive: { parameters: { ...createRegistrations, options: { batchSize: 1, concurrency: 1 } } },
+		concurrency: DEFAULT_BATCH_CONCURRENCY,
 	},
 	{
 		id: 'create-serials',
 		title: 'create 10,000 serial numbers',
 		parameters: createSerials,
 		items: () => serialRows(10_000),
-		naive: { parameters: { ...createSerials, options: { batchSize: 1 } }, sample: 1000 },
-		concurrency: 1,
+		naive: { parameters: { ...createSerials, options: { batchSize: 1, concurrency: 1 } }, sample: 1000 },
+		concurrency: DEFAULT_BATCH_CONCURRENCY,
 	},
 	{
 		id: 'update-status',
@@ -153,15 +158,38 @@ export const CASES: BenchCase[] = [
 			customerTags: 'kettle',
 		},
 		items: () => serialRows(10_000),
-		concurrency: 1,
+		concurrency: DEFAULT_BATCH_CONCURRENCY,
 		latencyMs: 0,
 	},
 	{
 		id: 'overhead-mapped',
-		title: 'batched create of 10,000 serial numbers, no latency, 3 mapped expressions',
+		title: 'batched create of 10,000 serial numbers, no latency, 3 fields mapped as {{ $json.field }}',
 		parameters: createSerials,
 		items: () => serialRows(10_000),
-		concurrency: 1,
+		concurrency: DEFAULT_BATCH_CONCURRENCY,
+		latencyMs: 0,
+	},
+	{
+		id: 'overhead-expressions',
+		title: 'batched create of 10,000 serial numbers, no latency, 3 computed expressions',
+		parameters: {
+			resource: 'serialNumber',
+			operation: 'create',
+			serialNumber: '={{ $json.serial.trim() }}',
+			sku: '={{ $json.sku.toUpperCase() }}',
+			customerTags: '={{ $json.tags + "" }}',
+		},
+		items: () => serialRows(10_000),
+		concurrency: DEFAULT_BATCH_CONCURRENCY,
+		latencyMs: 0,
+	},
+	{
+		id: 'overhead-map-automatically',
+		title: 'batched create of 10,000 registrations, no latency, Map Automatically',
+		parameters: { resource: 'registration', operation: 'create', dataMode: 'autoMapInputData' },
+		items: () =>
+			rows(10_000, (index) => ({ 'Product Name': `Kettle K${index % 7}`, Email: `customer${index}@example.com` })),
+		concurrency: DEFAULT_BATCH_CONCURRENCY,
 		latencyMs: 0,
 	},
 ];
@@ -220,6 +248,8 @@ export async function measureCase(bench: BenchCase, way: Way): Promise<Measureme
 			credentials,
 		});
 		const requestsBefore = await sandbox.requests();
+		resetCredentialUse();
+		const evaluations = countExpressionEvaluations();
 		const measured = await measure(async () => {
 			const run = await runNode({ parameters, credentials, items, continueOnFail: true });
 			if (run.error) throw new Error(run.error.message);
@@ -227,8 +257,11 @@ export async function measureCase(bench: BenchCase, way: Way): Promise<Measureme
 				requests: 0,
 				itemsOut: run.items.length,
 				errorItems: run.items.filter((item) => item.json.error !== undefined).length,
+				credentialReads: credentialUse.reads,
+				expressionEvaluations: evaluations.count(),
 			};
 		});
+		evaluations.restore();
 		measured.result.requests = (await sandbox.requests()) - requestsBefore;
 		return measured;
 	} finally {

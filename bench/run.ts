@@ -30,6 +30,9 @@ interface Row {
 	id: string;
 	case: string;
 	requests: number;
+	/** Credential reads in the run, and expression evaluations per item. */
+	credentialReads?: number;
+	expressionsPerItem?: number;
 	wallMs: number;
 	peakMemoryGrowthMiB: number;
 	errorItems: number;
@@ -45,7 +48,15 @@ function inChild<T>(name: string, argument?: string): Promise<Measured<T>> {
 	return new Promise((resolve, reject) => {
 		const child = spawn(
 			process.execPath,
-			['--expose-gc', '-r', 'ts-node/register/transpile-only', __filename, '--measure', name, ...(argument ? [argument] : [])],
+			[
+				'--expose-gc',
+				'-r',
+				'ts-node/register/transpile-only',
+				__filename,
+				'--measure',
+				name,
+				...(argument ? [argument] : []),
+			],
 			{ env: { ...process.env, TS_NODE_PREFER_TS_EXTS: 'true' }, stdio: ['ignore', 'pipe', 'inherit'] },
 		);
 		let output = '';
@@ -74,6 +85,8 @@ async function caseRow(id: string): Promise<Row> {
 		id,
 		case: bench.title,
 		requests: node.result.requests,
+		credentialReads: node.result.credentialReads,
+		expressionsPerItem: node.result.expressionEvaluations / Math.max(1, node.result.itemsOut),
 		wallMs: node.wallMs,
 		peakMemoryGrowthMiB: mib(node.peakMemoryGrowth),
 		errorItems: node.result.errorItems,
@@ -88,14 +101,26 @@ async function caseRow(id: string): Promise<Row> {
 	};
 	const speedup = row.naive ? row.naive.wallMs / row.wallMs : 0;
 	const target = (text: string, met: boolean, measured: string) => row.targets.push({ target: text, met, measured });
-	target('every item out, none an error', node.result.errorItems === 0, `${node.result.itemsOut} out, ${node.result.errorItems} errors`);
+	target(
+		'every item out, none an error',
+		node.result.errorItems === 0,
+		`${node.result.itemsOut} out, ${node.result.errorItems} errors`,
+	);
 	if (id.startsWith('create')) {
 		target('at least 20× faster than the naive way', speedup >= 20, times(speedup));
-		target('requests = ceil(N / batch size 100)', row.requests === Math.ceil(node.result.itemsOut / 100), `${row.requests}`);
+		target(
+			'requests = ceil(N / batch size 100)',
+			row.requests === Math.ceil(node.result.itemsOut / 100),
+			`${row.requests}`,
+		);
 	}
-	if (bench.naive && bench.concurrency > 1) {
+	if (bench.naive && !id.startsWith('create')) {
 		target('at least 10× faster than the naive way', speedup >= 10, times(speedup));
-		target('within 1.5× of the floor', row.wallMs <= 1.5 * floorMs, `${times(row.wallMs / floorMs)} of ${seconds(floorMs)}`);
+		target(
+			'within 1.5× of the floor',
+			row.wallMs <= 1.5 * floorMs,
+			`${times(row.wallMs / floorMs)} of ${seconds(floorMs)}`,
+		);
 		target('500 items in at most 1.2 s', row.wallMs <= 1200, seconds(row.wallMs));
 	}
 	if (id === 'get-all') {
@@ -155,14 +180,16 @@ async function uploadRow(directory: string): Promise<Row> {
 }
 
 function printTable(rows: Row[]): void {
-	console.log(`| case | requests | wall time | peak memory | naive way: requests, wall time, peak memory | floor |`);
-	console.log('|---|---|---|---|---|---|');
+	console.log(
+		`| case | requests | credential reads, expressions per item | wall time | peak memory | naive way: requests, wall time, peak memory | floor |`,
+	);
+	console.log('|---|---|---|---|---|---|---|');
 	for (const row of rows) {
 		const naive = row.naive
 			? `${row.naive.requests}, ${seconds(row.naive.wallMs)}, +${row.naive.peakMemoryGrowthMiB} MiB (${row.naive.how})`
 			: '—';
 		console.log(
-			`| ${row.case} | ${row.requests} | ${seconds(row.wallMs)} | +${row.peakMemoryGrowthMiB} MiB | ${naive} | ${seconds(row.floor.wallMs)} (${row.floor.how}) |`,
+			`| ${row.case} | ${row.requests} | ${row.credentialReads ?? '—'}, ${row.expressionsPerItem?.toFixed(1) ?? '—'} | ${seconds(row.wallMs)} | +${row.peakMemoryGrowthMiB} MiB | ${naive} | ${seconds(row.floor.wallMs)} (${row.floor.how}) |`,
 		);
 	}
 	console.log('');
@@ -204,7 +231,10 @@ async function main(): Promise<void> {
 	const machine = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, latencyMs: LATENCY_MS };
 	if (argv.includes('--json')) console.log(JSON.stringify({ machine, rows }, null, 2));
 	else {
-		console.log(`Node.js ${machine.node}, ${machine.cpus} cores, ${LATENCY_MS} ms latency per request\n`);
+		console.log(`Node.js ${machine.node}, ${machine.cpus} cores, ${LATENCY_MS} ms latency per request`);
+		console.log(
+			"Expressions run in n8n-workflow's default engine in this process, not in the isolated-vm sandbox of n8n 1.123 (about 1–2 ms each there); the credential is decrypted on every read, as in n8n, but not read from a database. `npm run bench:n8n` measures inside a real n8n.\n",
+		);
 		printTable(rows);
 	}
 }

@@ -12,7 +12,11 @@ import { measure } from './measure';
 export type UploadWay = 'node' | 'buffered' | 'streamed';
 
 async function signedAddress(sandbox: Sandbox, size: number): Promise<string> {
-	const query = new URLSearchParams({ fileName: 'bench.bin', fileType: 'application/octet-stream', fileSize: String(size) });
+	const query = new URLSearchParams({
+		fileName: 'bench.bin',
+		fileType: 'application/octet-stream',
+		fileSize: String(size),
+	});
 	const response = await fetch(`${sandbox.baseUrl}/api/upload_file?${query}`, {
 		headers: { authorization: `Bearer ${sandbox.token}` },
 	});

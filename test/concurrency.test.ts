@@ -47,7 +47,11 @@ describe('bounded concurrency', () => {
 		const random = seededRandom(3);
 		sandbox().faultPlan = () => ({ delayMs: Math.floor(random() * 15) });
 
-		const result = await runNode({ parameters: getSerial({ concurrency: 7 }), credentials: credentials(), items: serials(60) });
+		const result = await runNode({
+			parameters: getSerial({ concurrency: 7 }),
+			credentials: credentials(),
+			items: serials(60),
+		});
 
 		expect(sandbox().peakInFlight).toBe(7);
 		expect(result.items.map((item) => [item.pairedItem, item.json.serialNumber])).toEqual(
@@ -55,13 +59,13 @@ describe('bounded concurrency', () => {
 		);
 	});
 
-	test('the default runs 20 at once', async () => {
-		seedSerials(60);
+	test('the default runs 50 at once', async () => {
+		seedSerials(120);
 		sandbox().latencyMs = 20;
 
-		await runNode({ parameters: getSerial(), credentials: credentials(), items: serials(60) });
+		await runNode({ parameters: getSerial(), credentials: credentials(), items: serials(120) });
 
-		expect(sandbox().peakInFlight).toBe(20);
+		expect(sandbox().peakInFlight).toBe(50);
 	});
 
 	test('a rate-limited service slows the run down instead of failing it', async () => {
@@ -69,7 +73,9 @@ describe('bounded concurrency', () => {
 		sandbox().latencyMs = 5;
 		// The account allows 4 requests at once; more get 429 with a Retry-After of 0.
 		sandbox().faultPlan = () =>
-			sandbox().inFlight > 4 ? { status: 429, headers: { 'retry-after': '0' }, body: { message: 'Too many requests' } } : undefined;
+			sandbox().inFlight > 4
+				? { status: 429, headers: { 'retry-after': '0' }, body: { message: 'Too many requests' } }
+				: undefined;
 
 		const result = await runNode({
 			parameters: getSerial({ concurrency: 32, maxRetries: 10 }),
@@ -92,7 +98,11 @@ describe('bounded concurrency', () => {
 				? { status: 400, body: { message: `Refused ${request.path.slice(20)}` } }
 				: undefined;
 
-		const result = await runNode({ parameters: getSerial({ concurrency: 5 }), credentials: credentials(), items: serials(100) });
+		const result = await runNode({
+			parameters: getSerial({ concurrency: 5 }),
+			credentials: credentials(),
+			items: serials(100),
+		});
 
 		expect(result.error?.message).toBe('The service answered HTTP 400: Refused S-30');
 		expect((result.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(30);
@@ -112,13 +122,22 @@ describe('bounded concurrency', () => {
 		});
 
 		expect(result.items).toHaveLength(50);
-		expect(result.items[7]).toEqual({ json: { error: 'The service answered HTTP 400: Refused' }, pairedItem: { item: 7 } });
+		expect(result.items[7]).toEqual({
+			json: { error: 'The service answered HTTP 400: Refused' },
+			pairedItem: { item: 7 },
+		});
 		expect(result.items.filter((item) => item.json.error === undefined)).toHaveLength(49);
 	});
 
 	test.each([[0], [101]])('a Concurrency of %j is refused', async (concurrency) => {
-		const result = await runNode({ parameters: getSerial({ concurrency }), credentials: credentials(), items: serials(1) });
+		const result = await runNode({
+			parameters: getSerial({ concurrency }),
+			credentials: credentials(),
+			items: serials(1),
+		});
 
-		expect(result.error?.message).toBe(`The Concurrency option of item 0 must be a whole number from 1 to 100, not ${concurrency}`);
+		expect(result.error?.message).toBe(
+			`The Concurrency option of item 0 must be a whole number from 1 to 100, not ${concurrency}`,
+		);
 	});
 });

@@ -7,7 +7,6 @@ import type {
 	INodeType,
 	NodeParameterValueType,
 } from 'n8n-workflow';
-import { Expression } from 'n8n-workflow';
 
 import {
 	credentialUse,
@@ -16,6 +15,7 @@ import {
 	resetCredentialUse,
 	runNode,
 } from '../engine/workflowRunner';
+import { countExpressionEvaluations } from '../engine/expressionCount';
 import { runParameters } from '../nodes/ProductRegistration/helpers/runParameters';
 import { useSandbox } from './harness/sandbox';
 
@@ -44,21 +44,6 @@ function countParameterReads(): { reads: Record<string, number>; restore: () => 
 		return read.apply(this, args);
 	} as never);
 	return { reads, restore: () => spy.mockRestore() };
-}
-
-/** Counts evaluations of expressions by n8n's expression engine, until restored. */
-function countExpressionEvaluations(): { count: () => number; restore: () => void } {
-	let evaluations = 0;
-	const prototype = Expression.prototype as unknown as { resolveSimpleParameterValue: (...args: unknown[]) => unknown };
-	const evaluate = prototype.resolveSimpleParameterValue;
-	const spy = jest.spyOn(prototype, 'resolveSimpleParameterValue').mockImplementation(function (
-		this: Expression,
-		...args: unknown[]
-	) {
-		if (typeof args[0] === 'string' && args[0].startsWith('=')) evaluations += 1;
-		return evaluate.apply(this, args);
-	} as never);
-	return { count: () => evaluations, restore: () => spy.mockRestore() };
 }
 
 /** Runs `probe` inside the node's run, with the real ExecuteContext n8n gives it, and returns what it returned. */

@@ -40,7 +40,7 @@ const requestOptionProperties: INodeProperties[] = [
 ];
 
 /** Requests in flight at once for operations that send one request per item; halved while the service answers 429. */
-export const DEFAULT_CONCURRENCY = 20;
+export const DEFAULT_CONCURRENCY = 50;
 export const MAX_CONCURRENCY = 100;
 /** Batches of a create in flight at once: each carries up to Batch Size records, so fewer than single requests. */
 export const DEFAULT_BATCH_CONCURRENCY = 4;
@@ -56,7 +56,10 @@ function concurrencyProperty(howMany: string, defaultConcurrency: number): INode
 	};
 }
 
-export const concurrencyOption = concurrencyProperty('How many items to process, each with its own request,', DEFAULT_CONCURRENCY);
+export const concurrencyOption = concurrencyProperty(
+	'How many items to process, each with its own request,',
+	DEFAULT_CONCURRENCY,
+);
 export const batchConcurrencyOption = concurrencyProperty('How many batches to send', DEFAULT_BATCH_CONCURRENCY);
 
 /** Options of a collection in alphabetical order, as the editor's Add Option list should show them. */

@@ -26,13 +26,19 @@ export function fieldMatcher(fields: FieldNames): (item: IDataObject) => Matched
 	for (const [field, names] of Object.entries(fields)) {
 		for (const name of [field, ...names]) byComparableName.set(comparableName(name), field);
 	}
+	// The items of a sheet share their keys: each key is compared once.
+	const fieldOfKey = new Map<string, string | undefined>();
+	const fieldOf = (key: string) => {
+		if (!fieldOfKey.has(key)) fieldOfKey.set(key, byComparableName.get(comparableName(key)));
+		return fieldOfKey.get(key);
+	};
 	return (item) => {
 		const matched: IDataObject = {};
 		const unmatched: IDataObject = {};
 		const keyOf: Record<string, string> = {};
 		let conflict: MatchedFields['conflict'];
 		for (const [key, value] of Object.entries(item)) {
-			const field = byComparableName.get(comparableName(key));
+			const field = fieldOf(key);
 			if (field === undefined) {
 				unmatched[key] = value;
 				continue;

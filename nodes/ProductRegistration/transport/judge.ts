@@ -119,12 +119,14 @@ export function judgeAnswer(
 ): { statusCode: number; body: unknown } | PassingFailure {
 	const { statusCode } = response;
 	const httpCode = String(statusCode);
+	const unreadable = typeof response.body === 'string' && response.body.trim() !== '';
+	if (statusCode >= 200 && statusCode < 300 && !unreadable) {
+		return { statusCode, body: statusCode === 204 ? undefined : response.body };
+	}
 	const serviceMessage = withoutToken(describeErrorBody(response.body), token);
 	const saying = serviceMessage ? `: ${serviceMessage}` : '';
-	const unreadable = typeof response.body === 'string' && response.body.trim() !== '';
 
 	if (statusCode >= 200 && statusCode < 300) {
-		if (!unreadable) return { statusCode, body: statusCode === 204 ? undefined : response.body };
 		const contentType = String(response.headers?.['content-type'] ?? 'no content type');
 		return {
 			problem: `the service answered HTTP ${statusCode} with something that is not JSON (${contentType}: ${JSON.stringify(serviceMessage.slice(0, 80))})`,
