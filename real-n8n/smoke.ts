@@ -5,8 +5,9 @@ import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
 import type { RealN8n } from './instance';
 import { N8N_LINES, nodeOutput, packPackage, root } from './instance';
+import { startMisbehavingServer } from '../test/harness/misbehavingServer';
 import type { Example } from './examples';
-import { importExamples } from './examples';
+import { CREDENTIAL, importExamples } from './examples';
 
 /**
  * `npm run test:n8n`: every workflow of examples/ imported into a real n8n (each line of N8N_LINES, the package
@@ -127,6 +128,79 @@ async function callTrigger(n8n: RealN8n, example: Example, start: Check['start']
 	});
 }
 
+const SLOW_CREDENTIAL = { ...CREDENTIAL, id: 'prCredentialSlow', name: 'Trickling service' };
+
+/** Manual Trigger → one node, as a workflow to import. */
+function oneNodeWorkflow(id: string, node: Record<string, unknown>) {
+	return {
+		id,
+		name: id,
+		active: false,
+		connections: { Start: { main: [[{ node: 'Under test', type: 'main', index: 0 }]] } },
+		nodes: [
+			{
+				id: 'b0000000-0000-4000-8000-000000000001',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{ id: 'b0000000-0000-4000-8000-000000000002', name: 'Under test', position: [200, 0], ...node },
+		],
+	};
+}
+
+/**
+ * Get Many against a service that sends its headers and then a byte every second, with Timeout 5,000 ms and Retries
+ * 0: the run must end within 10 s with the timeout message. The HTTP Request node with the same timeout is run beside
+ * it (and killed after a minute), to show what the Timeout means there.
+ */
+async function checkDeadline(n8n: RealN8n): Promise<string[]> {
+	const trickle = await startMisbehavingServer('trickle');
+	try {
+		await n8n.importCredential({ ...SLOW_CREDENTIAL, data: { baseUrl: trickle.url, accessToken: 'token' } });
+		await n8n.importWorkflow(
+			oneNodeWorkflow('deadlineNode', {
+				type: 'n8n-nodes-product-registration.productRegistration',
+				typeVersion: 1,
+				parameters: {
+					resource: 'registration',
+					operation: 'getAll',
+					returnAll: true,
+					options: { timeout: 5000, maxRetries: 0 },
+				},
+				credentials: { [SLOW_CREDENTIAL.type]: { id: SLOW_CREDENTIAL.id, name: SLOW_CREDENTIAL.name } },
+			}),
+		);
+		await n8n.importWorkflow(
+			oneNodeWorkflow('deadlineHttp', {
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				parameters: { url: `${trickle.url}/api/registrations`, options: { timeout: 5000 } },
+			}),
+		);
+		const ours = await n8n.execute('deadlineNode', { timeoutMs: 60_000 });
+		const http = await n8n.execute('deadlineHttp', { timeoutMs: 60_000 });
+		const oursRun = ours.data?.data.resultData.runData['Under test']?.[0];
+		const message = ours.data?.data.resultData.error?.message ?? '';
+		const httpRun = http.data?.data.resultData.runData['Under test']?.[0];
+		const problems = expectThat(
+			oursRun !== undefined && oursRun.executionTime < 10_000 && message.includes('did not answer within 5 seconds'),
+			`Get Many should end within 10 s with the timeout message, got ${oursRun?.executionTime} ms: ${message}`,
+		);
+		console.log(
+			`  ${problems.length === 0 ? 'ok  ' : 'FAIL'} deadline: Get Many against a trickling service, Timeout 5 s, Retries 0: ended after ${oursRun?.executionTime} ms (n8n's executionTime; ${ours.output.ms} ms with n8n's start-up): "${message}"`,
+		);
+		console.log(
+			`       the HTTP Request node, Timeout 5 s, same service: ${httpRun ? `ended after ${httpRun.executionTime} ms` : `still running when killed after ${Math.round(http.output.ms / 1000)} s`}`,
+		);
+		return problems;
+	} finally {
+		await trickle.stop();
+	}
+}
+
 async function smokeOneLine(version: string, tarball: string): Promise<boolean> {
 	console.log(`\nn8n ${version}`);
 	const sandbox = await Sandbox.start();
@@ -148,6 +222,8 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 			const problems = error ? [`the run failed: ${error}`] : CHECKS[example.file].check(items, sandbox);
 			report(example.file, problems, `n8n execute, ${items.length} item(s) from "${example.lastNode}"`);
 		}
+
+		passed = (await checkDeadline(n8n)).length === 0 && passed;
 
 		const triggered = examples.filter(({ file }) => CHECKS[file]?.start !== 'execute');
 		for (const example of triggered) await n8n.activate(example.workflow.id);
