@@ -157,7 +157,7 @@ describe('Stop', () => {
 				resource: 'serialNumber',
 				operation: 'get',
 				serialNumber: '={{ $json.serial }}',
-				options: { timeout: 60_000 },
+				options: { timeout: 60_000, concurrency: 20 },
 			},
 			credentials: service,
 			items,
