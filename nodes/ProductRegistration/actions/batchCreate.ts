@@ -6,6 +6,18 @@ import { describeNames, fieldMatcher } from '../helpers/fieldMatching';
 import { serviceRequest } from '../transport/serviceRequest';
 import type { ItemInput } from './itemInput';
 
+/** An input item's entry, waiting to be created. */
+export interface PendingEntry {
+	itemIndex: number;
+	entry: IDataObject;
+}
+
+/**
+ * How an entry was settled without being created: its result, its failure, or — for an entry that repeats the
+ * entry of an earlier item (`sameAs`, its item index) — fields to put over that item's result.
+ */
+export type Settlement = { json: IDataObject } | { error: unknown } | { sameAs: number; json: IDataObject };
+
 /** The API takes many records in one POST (its maximum is not documented); 100 keeps each request modest. */
 export const DEFAULT_BATCH_SIZE = 100;
 export const MAX_BATCH_SIZE = 1000;

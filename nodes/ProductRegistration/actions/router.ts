@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { inBatches } from '../helpers/batching';
-import { Pace, runPaced } from '../helpers/pace';
+import { runConcurrently } from '../helpers/pace';
 import { runParameters } from '../helpers/runParameters';
-import { requestPace } from '../transport/serviceRequest';
+import type { PendingEntry, Settlement } from './batchCreate';
 import { DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE } from './batchCreate';
 import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './requestOptions';
 import * as file from './file/File.resource';
@@ -18,6 +18,11 @@ type ItemOperation = (this: IExecuteFunctions, itemIndex: number) => Promise<IDa
 interface BatchOperation {
 	/** The entry one input item contributes; bad input throws a NodeOperationError for that item. */
 	toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject;
+	/**
+	 * Settles, before anything is created, the entries that need no create (e.g. registered already): one settlement
+	 * per pending entry, undefined for each entry to create.
+	 */
+	settleFirst?(this: IExecuteFunctions, pending: PendingEntry[]): Promise<Array<Settlement | undefined>>;
 	/** Sends one batch (the entries of these input items) and returns one result per entry, in order. */
 	sendBatch(this: IExecuteFunctions, entries: IDataObject[], itemIndexes: number[]): Promise<IDataObject[]>;
 }
@@ -74,32 +79,6 @@ function readRunOption(context: IExecuteFunctions, name: string, label: string, 
 }
 
 /**
- * Runs `work` for units 0..count-1 (items or batches), up to the run's pace at once, starting them in order; the
- * pace halves while the service answers 429. Returns each unit's failure. Without Continue On Fail the first failure
- * stops further units from starting; those already running finish.
- */
-async function runConcurrently(
-	this: IExecuteFunctions,
-	count: number,
-	concurrency: number,
-	work: (unit: number) => Promise<void>,
-): Promise<Array<unknown>> {
-	const pace = requestPace.of(this, () => new Pace(concurrency));
-	const continueOnFail = this.continueOnFail();
-	const failures: unknown[] = new Array(count);
-	await runPaced(count, pace, async (unit) => {
-		try {
-			await work(unit);
-			return 'continue';
-		} catch (error) {
-			failures[unit] = error ?? new Error('Unknown error');
-			return continueOnFail ? 'continue' : 'stop';
-		}
-	});
-	return failures;
-}
-
-/**
  * Up to Concurrency items at once, each its own request; outputs keep the input order. Without Continue On Fail
  * the failure of the earliest item is the one reported.
  */
@@ -110,9 +89,12 @@ async function runPerItem(
 ): Promise<INodeExecutionData[]> {
 	const concurrency = readRunOption(this, 'concurrency', 'Concurrency', DEFAULT_CONCURRENCY, MAX_CONCURRENCY);
 	const outputs: INodeExecutionData[][] = new Array(itemCount);
-	const failures = await runConcurrently.call(this, itemCount, concurrency, async (itemIndex) => {
+	const failures = await runConcurrently(this, itemCount, concurrency, !this.continueOnFail(), async (itemIndex) => {
 		const result = await execute.call(this, itemIndex);
-		outputs[itemIndex] = (Array.isArray(result) ? result : [result]).map((json) => ({ json, pairedItem: { item: itemIndex } }));
+		outputs[itemIndex] = (Array.isArray(result) ? result : [result]).map((json) => ({
+			json,
+			pairedItem: { item: itemIndex },
+		}));
 	});
 
 	for (const [itemIndex, failure] of failures.entries()) {
@@ -148,26 +130,48 @@ async function runBatched(
 		}
 	}
 
-	const batches = inBatches(pending, batchSize);
-	const failures = await runConcurrently.call(this, batches.length, concurrency, async (batchIndex) => {
-		const batch = batches[batchIndex];
-		const results = await operation.sendBatch.call(
-			this,
-			batch.map(({ entry }) => entry),
-			batch.map(({ itemIndex }) => itemIndex),
-		);
-		batch.forEach(({ itemIndex }, position) => {
-			output[itemIndex] = { json: results[position], pairedItem: { item: itemIndex } };
-		});
-	});
+	const settlements = (await operation.settleFirst?.call(this, pending)) ?? [];
+	const toCreate = pending.filter((_, position) => settlements[position] === undefined);
+	const batches = inBatches(toCreate, batchSize);
+	const failures = await runConcurrently(
+		this,
+		batches.length,
+		concurrency,
+		!this.continueOnFail(),
+		async (batchIndex) => {
+			const batch = batches[batchIndex];
+			const results = await operation.sendBatch.call(
+				this,
+				batch.map(({ entry }) => entry),
+				batch.map(({ itemIndex }) => itemIndex),
+			);
+			batch.forEach(({ itemIndex }, position) => {
+				output[itemIndex] = { json: results[position], pairedItem: { item: itemIndex } };
+			});
+		},
+	);
 
+	const fail = (failure: unknown, itemIndexes: number[]) => {
+		const itemError = asItemError(this, failure, itemIndexes[0]);
+		if (!this.continueOnFail()) throw itemError;
+		for (const itemIndex of itemIndexes) output[itemIndex] = errorItem(itemError, itemIndex);
+	};
 	for (const [batchIndex, failure] of failures.entries()) {
-		if (failure === undefined) continue;
-		const batch = batches[batchIndex];
-		const batchError = asItemError(this, failure, batch[0].itemIndex);
-		if (!this.continueOnFail()) throw batchError;
-		for (const { itemIndex } of batch) output[itemIndex] = errorItem(batchError, itemIndex);
+		if (failure !== undefined)
+			fail(
+				failure,
+				batches[batchIndex].map(({ itemIndex }) => itemIndex),
+			);
 	}
+	settlements.forEach((settlement, position) => {
+		const { itemIndex } = pending[position];
+		if (settlement === undefined) return;
+		if ('error' in settlement) return fail(settlement.error, [itemIndex]);
+		// An entry that repeats an earlier one gets that one's result, with the settlement's fields over it.
+		const first = 'sameAs' in settlement ? output[settlement.sameAs] : undefined;
+		if (first?.json.error !== undefined) output[itemIndex] = { json: first.json, pairedItem: { item: itemIndex } };
+		else output[itemIndex] = { json: { ...first?.json, ...settlement.json }, pairedItem: { item: itemIndex } };
+	});
 	return output;
 }
 

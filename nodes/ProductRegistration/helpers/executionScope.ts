@@ -5,6 +5,7 @@
 export function executionScoped<T>(): {
 	of(context: object, create: () => T): T;
 	peek(context: object): T | undefined;
+	set(context: object, state: T): T;
 } {
 	const states = new WeakMap<object, T>();
 	return {
@@ -17,5 +18,9 @@ export function executionScoped<T>(): {
 			return state;
 		},
 		peek: (context) => states.get(context),
+		set(context, state) {
+			states.set(context, state);
+			return state;
+		},
 	};
 }

@@ -10,11 +10,19 @@ export interface ListedRegistration {
 	customerEmail?: string;
 	customerName?: string;
 	purchaseDate?: string;
+	serialNumbers?: string[];
 }
 
 function text(value: unknown): string | undefined {
 	if (typeof value === 'number') return String(value);
 	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** Serial numbers as a list of texts, from a list or comma-separated text; undefined when the record has none. */
+function texts(value: unknown): string[] | undefined {
+	const parts = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [];
+	const list = parts.map(text).filter((part): part is string => part !== undefined);
+	return list.length === 0 ? undefined : list;
 }
 
 export function readListedRegistration(record: IDataObject): ListedRegistration {
@@ -24,5 +32,26 @@ export function readListedRegistration(record: IDataObject): ListedRegistration 
 		customerEmail: text(record.customerEmail),
 		customerName: text(record.customerName),
 		purchaseDate: text(record.purchaseDate),
+		serialNumbers: texts(record.serialNumbers),
 	};
+}
+
+/** A product name compared as people mean it: case, surrounding spaces and inner runs of spaces ignored. */
+export function comparableProductName(name: string): string {
+	return name.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/**
+ * Whether two registrations are the same one, by the rule of If Already Registered: the same product name and — when
+ * both have serial numbers — at least one serial number in common. (The e-mail is matched by the lookup.)
+ */
+export function sameRegistration(
+	a: { productName?: string; serialNumbers?: string[] },
+	b: { productName?: string; serialNumbers?: string[] },
+): boolean {
+	if (a.productName === undefined || b.productName === undefined) return false;
+	if (comparableProductName(a.productName) !== comparableProductName(b.productName)) return false;
+	if (!a.serialNumbers?.length || !b.serialNumbers?.length) return true;
+	const theirs = new Set(b.serialNumbers);
+	return a.serialNumbers.some((serial) => theirs.has(serial));
 }

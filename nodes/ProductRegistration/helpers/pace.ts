@@ -1,3 +1,5 @@
+import { executionScoped } from './executionScope';
+
 /**
  * How many requests may be in flight at once, adapting to the service: halved when it answers 429 (too many
  * requests), raised by one after as many successes in a row as are allowed at once, never above the maximum.
@@ -57,4 +59,36 @@ export function runPaced(
 		};
 		launch();
 	});
+}
+
+/**
+ * The pace of the current run of the node: a 429 slows the whole run down, successes speed it up again. The
+ * transport reports to it; the phase of a run that sends requests concurrently sets it.
+ */
+export const requestPace = executionScoped<Pace>();
+
+/**
+ * Runs `work` for units 0..count-1 (items, batches, lookups), up to `concurrency` at once and slower while the
+ * service answers 429, starting them in order. Returns each unit's failure. With `stopOnFailure`, the first failure
+ * stops further units from starting; those already running finish.
+ */
+export async function runConcurrently(
+	run: object,
+	count: number,
+	concurrency: number,
+	stopOnFailure: boolean,
+	work: (unit: number) => Promise<void>,
+): Promise<unknown[]> {
+	const pace = requestPace.set(run, new Pace(concurrency));
+	const failures: unknown[] = new Array(count);
+	await runPaced(count, pace, async (unit) => {
+		try {
+			await work(unit);
+			return 'continue';
+		} catch (error) {
+			failures[unit] = error ?? new Error('Unknown error');
+			return stopOnFailure ? 'stop' : 'continue';
+		}
+	});
+	return failures;
 }

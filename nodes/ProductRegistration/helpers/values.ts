@@ -9,7 +9,7 @@ export class InvalidValueError extends Error {}
 
 /** Quotes a user's value in a message, shortened so a huge cell cannot flood the error. */
 export function quote(value: unknown): string {
-	const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+	const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 	return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
 }
 
@@ -38,7 +38,8 @@ export function requiredText(value: unknown): string {
  */
 export function pathSegmentText(value: unknown): string {
 	const text = requiredText(value);
-	if (/^\.+$/.test(text)) throw new InvalidValueError(`cannot be sent in a URL path: ${quote(text)} is read as a folder step`);
+	if (/^\.+$/.test(text))
+		throw new InvalidValueError(`cannot be sent in a URL path: ${quote(text)} is read as a folder step`);
 	return text;
 }
 

@@ -1,8 +1,7 @@
 import type { IDataObject, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { executionScoped } from '../helpers/executionScope';
-import type { Pace } from '../helpers/pace';
+import { requestPace } from '../helpers/pace';
 import { runParameters } from '../helpers/runParameters';
 import type { FailFunction, PassingFailure } from './judge';
 import { backoffMs, isPassingFailure, judgeAnswer, judgeNoAnswer, withoutToken } from './judge';
@@ -16,12 +15,6 @@ import { cancelSignal, serviceSession, serviceUrl } from './session';
  * for a passing failure and never when a create may have been acted on, with waits that Stop cuts short. Every
  * failure becomes an n8n error for the item, with the service's own message and HTTP status, never the token.
  */
-
-/**
- * The pace of the current run of the node, when it sends requests concurrently: a 429 slows the whole run down,
- * successes speed it up again.
- */
-export const requestPace = executionScoped<Pace>();
 
 export interface RequestPolicy {
 	/** How long one attempt may take as a whole, in milliseconds. */
@@ -146,6 +139,14 @@ export async function serviceRequest(
 	}
 }
 
+/** Errors of creates whose outcome is unknown: the service may or may not have acted on them. */
+const unknownOutcomes = new WeakSet<object>();
+
+/** Whether a request that creates something failed so that the service may or may not have created it. */
+export function isUnknownOutcome(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && unknownOutcomes.has(error);
+}
+
 /** A create the service may have acted on is never repeated; anything else is repeated until Retries run out. */
 function throwIfFinal(
 	outcome: PassingFailure,
@@ -155,11 +156,13 @@ function throwIfFinal(
 	fail: FailFunction,
 ): void {
 	if (request.creates !== undefined && !outcome.notActedOn) {
-		throw fail(
+		const unknown = fail(
 			`The outcome is unknown: ${outcome.problem}, so the service may or may not have created ${request.creates}. The request was not repeated, so that nothing is created twice.`,
 			outcome.httpCode,
 			'Check in the shop admin (or with Get Many / Get) what exists before running these items again.',
 		);
+		unknownOutcomes.add(unknown);
+		throw unknown;
 	}
 	if (attempt > policy.maxRetries) {
 		const problem = outcome.problem.charAt(0).toUpperCase() + outcome.problem.slice(1);

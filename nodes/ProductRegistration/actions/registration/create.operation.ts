@@ -14,6 +14,7 @@ import {
 } from '../batchCreate';
 import { displayFor } from '../displayFor';
 import { ItemInput } from '../itemInput';
+import { createdOnce, ifExistsOption, settleFirst } from './ifAlreadyRegistered';
 import { batchConcurrencyOption, optionsCollection } from '../requestOptions';
 import {
 	CORE_LABELS,
@@ -147,6 +148,7 @@ const properties: INodeProperties[] = [
 	optionsCollection([
 		batchSizeOption('registrations'),
 		batchConcurrencyOption,
+		ifExistsOption,
 		{
 			displayName: 'Unmatched Fields',
 			name: 'unmatchedFields',
@@ -244,5 +246,7 @@ export function toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject
 	return registration;
 }
 
-/** One POST per batch; one result per entry. */
-export const sendBatch = batchSender('registrations', 'registrations', 'registration');
+/** One POST per batch; one result per entry (with If Already Registered, a lost answer resolved by a lookup). */
+export const sendBatch = createdOnce(batchSender('registrations', 'registrations', 'registration'));
+
+export { settleFirst };

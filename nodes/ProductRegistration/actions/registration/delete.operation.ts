@@ -14,10 +14,6 @@ export const description = displayFor('registration', 'delete', [
 /** DELETE /api/registrations/:regId; a 200 means it is gone. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const registrationId = readRegistrationId(new ItemInput(this, itemIndex));
-	await serviceRequest.call(
-		this,
-		{ method: 'DELETE', ...registrationTarget(registrationId) },
-		itemIndex,
-	);
+	await serviceRequest.call(this, { method: 'DELETE', ...registrationTarget(registrationId) }, itemIndex);
 	return { deleted: true, registrationId };
 }
