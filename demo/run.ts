@@ -19,6 +19,8 @@ interface Demo {
 	view?: (json: IDataObject) => unknown;
 	/** For a workflow that starts at the trigger: the webhook the service would send, fired at it over HTTP. */
 	webhookPayload?: IDataObject;
+	/** How often to run it: a scheduled import runs again, and must create nothing the second time. */
+	runs?: number;
 }
 
 const crmContacts: INodeExecutionData[] = [
@@ -141,6 +143,7 @@ function exampleDemos(): Demo[] {
 				},
 				show: last.name,
 			};
+			if (start.type === 'n8n-nodes-base.scheduleTrigger') demo.runs = 2;
 			if (start.type === TRIGGER_NODE_TYPE) {
 				demo.webhookPayload = JSON.parse(
 					readFileSync(join(examplesDirectory, 'sample-registration-webhook.json'), 'utf8'),
@@ -186,23 +189,28 @@ async function main(): Promise<void> {
 	try {
 		for (const [index, demo] of [...exampleDemos(), ...moreDemos].entries()) {
 			console.log(`${index + 1}. ${demo.title}\n   ${demo.story}`);
-			const requestsBefore = sandbox.requests.length;
-			const started = Date.now();
-			const items = demo.webhookPayload ? await fireWebhook(demo, demo.webhookPayload) : demo.run.items;
-			const result = await runWorkflow({ ...demo.run, items, credentials });
-			const shown = result.outputs[demo.show] ?? [];
-			for (const item of shown.slice(0, 6)) {
-				const from = (item.pairedItem as { item: number } | undefined)?.item;
-				console.log(`   from input ${from}: ${summarize(item.json, demo.view)}`);
+			for (let run = 1; run <= (demo.runs ?? 1); run++) {
+				if (demo.runs) console.log(`   run ${run}${run > 1 ? ' (the next scheduled run)' : ''}:`);
+				const requestsBefore = sandbox.requests.length;
+				const registrationsBefore = sandbox.state.registrations.size;
+				const started = Date.now();
+				const items = demo.webhookPayload ? await fireWebhook(demo, demo.webhookPayload) : demo.run.items;
+				const result = await runWorkflow({ ...demo.run, items, credentials });
+				const shown = result.outputs[demo.show] ?? [];
+				for (const item of shown.slice(0, 6)) {
+					const from = (item.pairedItem as { item: number } | undefined)?.item;
+					console.log(`   from input ${from}: ${summarize(item.json, demo.view)}`);
+				}
+				if (shown.length > 6) console.log(`   ... and ${shown.length - 6} more`);
+				if (result.error) {
+					failed = true;
+					console.log(`   the run failed: ${result.error.message}`);
+				}
+				const created = sandbox.state.registrations.size - registrationsBefore;
+				console.log(
+					`   ${shown.length} item(s) out, ${sandbox.requests.length - requestsBefore} request(s) to the service, ${created} registration(s) created, ${Date.now() - started} ms\n`,
+				);
 			}
-			if (shown.length > 6) console.log(`   ... and ${shown.length - 6} more`);
-			if (result.error) {
-				failed = true;
-				console.log(`   the run failed: ${result.error.message}`);
-			}
-			console.log(
-				`   ${shown.length} item(s) out, ${sandbox.requests.length - requestsBefore} request(s) to the service, ${Date.now() - started} ms\n`,
-			);
 		}
 	} finally {
 		await sandbox.stop();

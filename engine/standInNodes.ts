@@ -1,17 +1,17 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 /**
- * Stand-ins for the n8n-nodes-base nodes the example workflows use (Manual Trigger, Form Trigger, a Code node with
- * sample rows, a Merge by position), so the demo can run the examples without installing n8n-nodes-base: each start node passes on the
+ * Stand-ins for the n8n-nodes-base nodes the example workflows use (Manual Trigger, Form Trigger, Schedule Trigger, a
+ * Code node with sample rows, a Merge by position), so the demo can run the examples without installing n8n-nodes-base: each start node passes on the
  * items it is started with, as the real trigger passes on the click's item or the form's submission.
  */
-function startNode(name: string, displayName: string): INodeType {
+function startNode(name: string, displayName: string, version: number[] = [1, 2, 2.2]): INodeType {
 	return {
 		description: {
 			displayName: `${displayName} (stand-in)`,
 			name,
 			group: ['trigger'],
-			version: [1, 2, 2.2],
+			version,
 			description: `Passes on the items the run starts with, in place of n8n's ${displayName}`,
 			defaults: { name: displayName },
 			inputs: [],
@@ -77,5 +77,6 @@ export const standInNodeTypes: Record<string, INodeType> = {
 	'n8n-nodes-base.merge': mergeByPositionNode,
 	'n8n-nodes-base.manualTrigger': startNode('manualTrigger', 'Manual Trigger'),
 	'n8n-nodes-base.formTrigger': startNode('formTrigger', 'Form Trigger'),
+	'n8n-nodes-base.scheduleTrigger': startNode('scheduleTrigger', 'Schedule Trigger', [1, 1.1, 1.2, 1.3]),
 	'n8n-nodes-base.code': sampleDataNode,
 };
