@@ -29,7 +29,7 @@ export interface BenchCase {
 	parameters: INodeParameters;
 	items: () => INodeExecutionData[];
 	/** The records the service holds before the run. */
-	seed?: (items: INodeExecutionData[]) => Pick<SandboxSetup, 'registrations' | 'serialNumbers'>;
+	seed?: (items: INodeExecutionData[]) => Pick<SandboxSetup, 'registrations' | 'registrationRows' | 'serialNumbers'>;
 	/** The same work done the naive way: one request per item, one after another, through the same engine. */
 	naive?: { parameters: INodeParameters; sample?: number };
 	/** How many requests run at once when done the node's way (for the floor: requests × latency / this). */
@@ -146,6 +146,32 @@ export const CASES: BenchCase[] = [
 		items: () => [{ json: {} }],
 		seed: () => ({ registrations: 50_000 }),
 		concurrency: 1,
+	},
+	{
+		id: 'skip-half-registered',
+		title: 'create 1,000 rows of 200 customers with If Already Registered: Skip, half registered already',
+		parameters: {
+			resource: 'registration',
+			operation: 'create',
+			dataMode: 'autoMapInputData',
+			options: { ifExists: 'skip' },
+		},
+		items: () =>
+			rows(1000, (index) => ({
+				'Product Name': `Kettle K${index % 5}`,
+				Email: `customer${Math.floor(index / 5)}@example.com`,
+				Serials: `KT-${index}`,
+			})),
+		seed: (items) => ({
+			registrationRows: items
+				.filter((_, index) => index % 2 === 0)
+				.map(({ json }) => ({
+					productName: json['Product Name'],
+					customerEmail: json.Email,
+					serialNumbers: [json.Serials],
+				})),
+		}),
+		concurrency: DEFAULT_CONCURRENCY,
 	},
 	{
 		id: 'overhead-constant',

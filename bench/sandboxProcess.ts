@@ -14,6 +14,8 @@ export interface SandboxSetup {
 	/** Answer 429 (Retry-After: 0) whenever more than this many requests are in flight. */
 	rateLimit?: number;
 	registrations?: number;
+	/** Registrations to hold, as the API takes them. */
+	registrationRows?: Array<Record<string, unknown>>;
 	serialNumbers?: string[];
 }
 
@@ -41,10 +43,11 @@ async function main(): Promise<void> {
 	const sandbox = await Sandbox.start();
 	process.on('message', (message: { type: string; setup?: SandboxSetup }) => {
 		if (message.type === 'setup' && message.setup) {
-			const { reset, latencyMs, rateLimit, registrations, serialNumbers } = message.setup;
+			const { reset, latencyMs, rateLimit, registrations, registrationRows, serialNumbers } = message.setup;
 			if (reset) sandbox.reset();
 			sandbox.latencyMs = latencyMs;
 			if (registrations) seedRegistrations(sandbox.state, registrations);
+			if (registrationRows) sandbox.state.createRegistrations(registrationRows);
 			if (serialNumbers) sandbox.state.createSerialNumbers(serialNumbers.map((serialNumber) => ({ serialNumber })));
 			if (rateLimit !== undefined) {
 				sandbox.faultPlan = () =>
