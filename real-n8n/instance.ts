@@ -49,6 +49,9 @@ export async function packPackage(): Promise<string> {
 	return await packed;
 }
 
+/** A long-running n8n process (`start`, `worker`), its output going to a file. */
+export type ServerProcess = ChildProcess & { logFile: string; log: () => string };
+
 export interface RunOutput {
 	stdout: string;
 	stderr: string;
@@ -57,8 +60,8 @@ export interface RunOutput {
 }
 
 export class RealN8n {
-	/** The process of `n8n start` (or a worker), when running. */
-	private servers: ChildProcess[] = [];
+	/** The processes of `n8n start` and of workers, while running. */
+	private servers: ServerProcess[] = [];
 
 	private constructor(
 		readonly version: string,
@@ -223,27 +226,25 @@ export class RealN8n {
 	 * Starts `n8n start` (or another long-running command, e.g. `worker`); for `start`, waits until its REST API is
 	 * mounted (/healthz answers earlier than that).
 	 */
-	async start(args: string[] = ['start'], env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
-		const child = spawn(TOOL, args, { env: this.env(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-		let log = '';
-		const keep = (chunk: Buffer) => {
-			log = (log + chunk.toString()).slice(-20_000);
-		};
-		child.stdout!.on('data', keep);
-		child.stderr!.on('data', keep);
-		this.servers.push(child);
-		if (args[0] !== 'start') return child;
+	async start(args: string[] = ['start'], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+		const logFile = join(this.userFolder, `${args[0]}-${Date.now()}-${this.servers.length}.log`);
+		const log = openSync(logFile, 'w');
+		const child = spawn(TOOL, args, { env: this.env(env), stdio: ['ignore', log, log], detached: true });
+		closeSync(log);
+		const server = Object.assign(child, { logFile, log: () => readFileSync(logFile, 'utf8') });
+		this.servers.push(server);
+		if (args[0] !== 'start') return server;
 		const until = Date.now() + 180_000;
 		while (Date.now() < until) {
-			if (child.exitCode !== null) throw new Error(`n8n ${args.join(' ')} exited (${child.exitCode}):\n${log}`);
+			if (child.exitCode !== null) throw new Error(`n8n ${args.join(' ')} exited (${child.exitCode}):\n${server.log().slice(-5000)}`);
 			try {
-				if ((await fetch(`${this.baseUrl}/rest/settings`)).status !== 404) return child;
+				if ((await fetch(`${this.baseUrl}/rest/settings`)).status !== 404) return server;
 			} catch {
 				// not listening yet
 			}
 			await new Promise((resolve) => setTimeout(resolve, 500));
 		}
-		throw new Error(`n8n did not start within 180 s:\n${log}`);
+		throw new Error(`n8n did not start within 180 s:\n${server.log().slice(-5000)}`);
 	}
 
 	/** Stops every process this instance started (the whole process group, so n8n's children go too). */

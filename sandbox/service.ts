@@ -69,6 +69,9 @@ export class Sandbox {
 	/** Waited before every request is handled: the round trip of a real service. */
 	latencyMs = 0;
 
+	/** Waited after a request is handled, before the answer goes out: a slow service that has already acted. */
+	answerDelayMs = 0;
+
 	/** Requests being handled right now, and the most there were at once. */
 	inFlight = 0;
 
@@ -123,6 +126,7 @@ export class Sandbox {
 		this.faultQueue.length = 0;
 		this.faultPlan = undefined;
 		this.latencyMs = 0;
+		this.answerDelayMs = 0;
 		this.peakInFlight = 0;
 	}
 
@@ -201,6 +205,8 @@ export class Sandbox {
 			request.socket.destroy();
 			return;
 		}
+		if (this.answerDelayMs > 0) await sleep(this.answerDelayMs);
+		if (response.destroyed) return;
 		if (answer.status === 204 || answer.body === undefined) {
 			response.writeHead(answer.status);
 			response.end();

@@ -1,0 +1,681 @@
+import type { ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { Sandbox } from '../sandbox/service';
+import { CREDENTIAL } from './examples';
+import type { ServerProcess } from './instance';
+import { freePort, N8N_LINES, packPackage, RealN8n } from './instance';
+
+/**
+ * `npm run test:queue`: the package in n8n's queue mode, as big shops run it — Redis, PostgreSQL, a main that takes
+ * the webhooks and two workers (`--concurrency=10`) on this machine, each line of N8N_LINES — and what happens when a
+ * worker dies with creates on the wire. Every part listens on 127.0.0.1 only and is stopped by its PID at the end,
+ * also on failure. Not part of CI: it starts real servers and takes minutes.
+ */
+
+const CALLS = 1000;
+const IN_FLIGHT = 50;
+const WARM_UP_CALLS = 100;
+const CRASH_CALLS = 300;
+const STATUS_ITEMS = 5000;
+/** n8n 1.x re-runs a stalled job 60–90 s after its worker died; 2.x gives up on it. Counting waits past both. */
+const AFTER_CRASH_WAIT_MS = Number(process.env.QUEUE_CRASH_WAIT_MS ?? 180_000);
+const NOBODY = 'nobody';
+
+const stoppers: Array<() => void> = [];
+const stopAll = () => {
+	for (const stop of stoppers.splice(0).reverse()) {
+		try {
+			stop();
+		} catch {
+			// already gone
+		}
+	}
+};
+process.on('exit', stopAll);
+process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
+
+const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Kills a process by its PID (and its group, for n8n's children), first politely. */
+function killByPid(pid: number | undefined, group = false): void {
+	if (pid === undefined) return;
+	for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+		try {
+			process.kill(group ? -pid : pid, signal);
+		} catch {
+			return;
+		}
+		if (signal === 'SIGTERM') execFileSync('sleep', ['2']);
+	}
+}
+
+/** Where n8n's logs of each line are kept after the run (its user folder is removed). */
+const LOGS = join(tmpdir(), 'queue-mode-logs');
+
+function keepLogs(n8n: RealN8n): void {
+	const folder = join(LOGS, n8n.version);
+	rmSync(folder, { recursive: true, force: true });
+	mkdirSync(folder, { recursive: true });
+	for (const file of readdirSync(n8n.userFolder).filter((name) => name.endsWith('.log')))
+		copyFileSync(join(n8n.userFolder, file), join(folder, file));
+}
+
+async function startRedis(): Promise<number> {
+	const port = await freePort();
+	const redis = spawn(
+		program('redis-server'),
+		['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+		{
+			stdio: 'ignore',
+		},
+	);
+	stoppers.push(() => killByPid(redis.pid));
+	for (let attempt = 0; attempt < 50; attempt++) {
+		try {
+			if (
+				execFileSync(program('redis-cli'), ['-p', String(port), 'ping'], { encoding: 'utf8', stdio: 'pipe' }).trim() ===
+				'PONG'
+			)
+				return port;
+		} catch {
+			// not up yet
+		}
+		await sleep(200);
+	}
+	throw new Error('Redis did not start');
+}
+
+/**
+ * A server program from Debian's packages: on the PATH, or (PostgreSQL's server programs) in the folder of the newest
+ * installed PostgreSQL, which Debian keeps off the PATH.
+ */
+function program(name: string): string {
+	const onPath = (process.env.PATH ?? '').split(':').find((folder) => existsSync(join(folder, name)));
+	if (onPath) return join(onPath, name);
+	const postgresRoot = '/usr/lib/postgresql';
+	const versions = existsSync(postgresRoot) ? readdirSync(postgresRoot).sort((a, b) => Number(b) - Number(a)) : [];
+	const installed = versions
+		.map((version) => join(postgresRoot, version, 'bin', name))
+		.find((path) => existsSync(path));
+	if (installed) return installed;
+	throw new Error(`${name} is not installed: apt-get install redis-server postgresql`);
+}
+
+/** A throw-away PostgreSQL cluster, run as an unprivileged user (PostgreSQL refuses root), trusting local logins. */
+async function startPostgres(): Promise<number> {
+	const port = await freePort();
+	const dataDir = mkdtempSync(join(tmpdir(), 'queue-postgres-'));
+	const asNobody = (command: string, args: string[]) =>
+		process.getuid?.() === 0
+			? (['runuser', ['-u', NOBODY, '--', command, ...args]] as const)
+			: ([command, args] as const);
+	if (process.getuid?.() === 0) execFileSync('chown', ['-R', NOBODY, dataDir]);
+	const [initdb, initArgs] = asNobody(program('initdb'), [
+		'-D',
+		dataDir,
+		'-U',
+		'postgres',
+		'--auth=trust',
+		'-E',
+		'UTF8',
+	]);
+	execFileSync(initdb, [...initArgs], { stdio: 'ignore' });
+	const [postgres, postgresArgs] = asNobody(program('postgres'), [
+		'-D',
+		dataDir,
+		'-p',
+		String(port),
+		'-h',
+		'127.0.0.1',
+		'-k',
+		dataDir,
+		'-c',
+		'max_connections=200',
+	]);
+	const server = spawn(postgres, [...postgresArgs], { stdio: 'ignore' });
+	const pidFile = join(dataDir, 'postmaster.pid');
+	stoppers.push(() => {
+		killByPid(existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) : undefined);
+		killByPid(server.pid);
+		rmSync(dataDir, { recursive: true, force: true });
+	});
+	for (let attempt = 0; attempt < 100; attempt++) {
+		try {
+			execFileSync(
+				program('psql'),
+				['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-c', 'create database n8n'],
+				{
+					stdio: 'ignore',
+				},
+			);
+			return port;
+		} catch {
+			await sleep(300);
+		}
+	}
+	throw new Error('PostgreSQL did not start');
+}
+
+/** Samples the resident memory of processes (Linux: /proc) and keeps each one's peak, in MB. */
+function peakMemory(processes: Record<string, ChildProcess>): { peaks: Record<string, number>; stop: () => void } {
+	const peaks: Record<string, number> = {};
+	const sample = () => {
+		for (const [name, child] of Object.entries(processes)) {
+			try {
+				const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
+				peaks[name] = Math.max(peaks[name] ?? 0, Math.round(kb / 1024));
+			} catch {
+				// the process is gone
+			}
+		}
+	};
+	const timer = setInterval(sample, 250);
+	return { peaks, stop: () => clearInterval(timer) };
+}
+
+/**
+ * Calls a webhook `count` times, `inFlight` at once; the body of call i is `body(i)`. Gives each call's HTTP status,
+ * or what went wrong when there was none (a call gets at most a minute).
+ */
+async function fire(
+	url: string,
+	count: number,
+	inFlight: number,
+	body: (call: number) => unknown,
+): Promise<Array<number | string>> {
+	const outcomes: Array<number | string> = new Array(count);
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: inFlight }, async () => {
+			while (next < count) {
+				const call = next++;
+				try {
+					const response = await fetch(url, {
+						method: 'POST',
+						headers: { 'content-type': 'application/json' },
+						body: JSON.stringify(body(call)),
+						signal: AbortSignal.timeout(60_000),
+					});
+					outcomes[call] = response.status;
+					await response.arrayBuffer();
+				} catch (error) {
+					const cause = (error as { cause?: { code?: string } }).cause;
+					outcomes[call] = cause?.code ?? (error as Error).name;
+				}
+			}
+		}),
+	);
+	return outcomes;
+}
+
+/** "1000 × 200", or "187 × 200, 813 × TimeoutError": how many of each. */
+function countEach(values: Array<number | string>): string {
+	const counts = new Map<number | string, number>();
+	for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+	return [...counts].map(([value, count]) => `${count} × ${value}`).join(', ') || 'none';
+}
+
+async function waitUntil(what: string, condition: () => boolean | Promise<boolean>, ms: number): Promise<void> {
+	const until = Date.now() + ms;
+	while (Date.now() < until) {
+		if (await condition()) return;
+		await sleep(500);
+	}
+	throw new Error(`Timed out waiting for ${what}`);
+}
+
+interface Execution {
+	id: number;
+	status: string;
+}
+
+/**
+ * Reads n8n's own PostgreSQL database. The editor's execution list is no ledger: it shows running executions on every
+ * page, so paging through it counts some twice.
+ */
+function query(postgresPort: number, sql: string): string[][] {
+	const output = execFileSync(
+		program('psql'),
+		['-h', '127.0.0.1', '-p', String(postgresPort), '-U', 'postgres', '-d', 'n8n', '-At', '-F', '\t', '-c', sql],
+		{ encoding: 'utf8' },
+	);
+	return output
+		.split('\n')
+		.filter(Boolean)
+		.map((line) => line.split('\t'));
+}
+
+/** The executions of a workflow whose id is above `afterId`. */
+const executionsOf = (postgresPort: number, workflowId: string, afterId: number): Execution[] =>
+	query(
+		postgresPort,
+		`select id, status from execution_entity where "workflowId" = '${workflowId}' and id > ${afterId} order by id`,
+	).map(([id, status]) => ({ id: Number(id), status }));
+
+const lastExecutionId = (postgresPort: number): number =>
+	Number(query(postgresPort, 'select coalesce(max(id), 0) from execution_entity')[0][0]);
+
+let nodeIds = 0;
+/** A UUID for a node of the workflows made here (n8n expects UUIDs). */
+const nodeId = () => `00000000-0000-4000-8000-${String((nodeIds += 1)).padStart(12, '0')}`;
+
+type NodeSpec = Record<string, unknown> & { name: string };
+
+/** A workflow started by a POST to /webhook/<path> (answered at once), its nodes run one after another. */
+function webhookWorkflow(id: string, path: string, nodes: NodeSpec[]) {
+	const chain: NodeSpec[] = [
+		{
+			name: 'Webhook',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			webhookId: nodeId(),
+			parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+		},
+		...nodes,
+	];
+	return {
+		id,
+		name: id,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: chain.map((node, index) => ({ id: nodeId(), position: [index * 250, 0], ...node })),
+		connections: Object.fromEntries(
+			chain
+				.slice(0, -1)
+				.map((node, index) => [node.name, { main: [[{ node: chain[index + 1].name, type: 'main', index: 0 }]] }]),
+		),
+	};
+}
+
+const ourNode = (name: string, parameters: Record<string, unknown>): NodeSpec => ({
+	name,
+	type: 'n8n-nodes-product-registration.productRegistration',
+	typeVersion: 1,
+	parameters,
+	credentials: { [CREDENTIAL.type]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
+});
+
+const createFromBody = (ifExists: 'skip' | 'create') =>
+	ourNode('Register', {
+		resource: 'registration',
+		operation: 'create',
+		productName: '={{ $json.body.product }}',
+		customerEmail: '={{ $json.body.email }}',
+		serialNumbers: '={{ $json.body.serial }}',
+		options: { ifExists },
+	});
+
+/** The registration the upload case attaches its receipt to: the first one the sandbox makes after a reset. */
+const RECEIPT_REGISTRATION = 'R000001';
+
+/** Every workflow of the run, imported and activated before n8n starts (a running main does not see CLI changes). */
+function queueWorkflows(sandbox: Sandbox) {
+	return {
+		skip: webhookWorkflow('queueSkip', 'register-skip', [createFromBody('skip')]),
+		plain: webhookWorkflow('queuePlain', 'register-plain', [createFromBody('create')]),
+		http: webhookWorkflow('queueHttp', 'register-http', [
+			{
+				name: 'Register',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				parameters: {
+					method: 'POST',
+					url: `${sandbox.baseUrl}/api/registrations`,
+					sendHeaders: true,
+					headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${sandbox.token}` }] },
+					sendBody: true,
+					specifyBody: 'json',
+					jsonBody:
+						'={{ JSON.stringify({ registrations: [{ productName: $json.body.product, customerEmail: $json.body.email, serialNumbers: [$json.body.serial] }] }) }}',
+					options: {},
+				},
+			},
+		]),
+		status: webhookWorkflow('queueStatus', 'change-status', [
+			{
+				name: 'Registrations',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				parameters: {
+					jsCode: `return Array.from({ length: ${STATUS_ITEMS} }, (_, i) => ({ json: { id: 'R' + String(i + 1).padStart(6, '0') } }));`,
+				},
+			},
+			ourNode('Approve', {
+				resource: 'registration',
+				operation: 'updateStatus',
+				registrationId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+				status: 'approved',
+				isPublic: true,
+			}),
+		]),
+		upload: webhookWorkflow('queueUpload', 'receipt', [
+			ourNode('Upload receipt', { resource: 'file', operation: 'upload', binaryPropertyName: 'receipt' }),
+			ourNode('Attach', {
+				resource: 'registration',
+				operation: 'updateStatus',
+				registrationId: { __rl: true, mode: 'id', value: RECEIPT_REGISTRATION },
+				status: 'receipt received',
+				isPublic: true,
+				additionalFields: { assetsJson: '={{ [{ name: $json.fileName, url: $json.url }] }}' },
+			}),
+		]),
+	};
+}
+
+interface LineReport {
+	version: string;
+	failures: string[];
+}
+
+type Say = (line: string) => void;
+type Check = (ok: boolean, failure: string) => void;
+
+/** What a phase needs: the running parts and the way to report. */
+interface Run {
+	n8n: RealN8n;
+	sandbox: Sandbox;
+	cookie: string;
+	postgresPort: number;
+	main: ServerProcess;
+	/** The workers alive now (a crash replaces the one it kills). */
+	workers: ServerProcess[];
+	startWorker: () => Promise<void>;
+	say: Say;
+	check: Check;
+}
+
+async function queueLine(version: string, tarball: string): Promise<LineReport> {
+	const report: LineReport = { version, failures: [] };
+	console.log(`\nn8n ${version} in queue mode (Redis, PostgreSQL, a main and two workers --concurrency=10)`);
+
+	const redisPort = await startRedis();
+	const postgresPort = await startPostgres();
+	const sandbox = await Sandbox.start();
+	stoppers.push(() => void sandbox.stop());
+	const n8n = await RealN8n.create(version, {
+		EXECUTIONS_MODE: 'queue',
+		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+		QUEUE_BULL_REDIS_PORT: String(redisPort),
+		DB_TYPE: 'postgresdb',
+		DB_POSTGRESDB_HOST: '127.0.0.1',
+		DB_POSTGRESDB_PORT: String(postgresPort),
+		DB_POSTGRESDB_DATABASE: 'n8n',
+		DB_POSTGRESDB_USER: 'postgres',
+		DB_POSTGRESDB_PASSWORD: '',
+		// n8n's pool of 2 a process lets the main's health check time out under 50 webhooks in flight.
+		DB_POSTGRESDB_POOL_SIZE: '10',
+		// A binary data mode that works across processes (filesystem mode does not): the database, 2.x's default in
+		// queue mode.
+		N8N_AVAILABLE_BINARY_DATA_MODES: 'filesystem,database',
+		N8N_DEFAULT_BINARY_DATA_MODE: 'database',
+	});
+	stoppers.push(() => {
+		keepLogs(n8n);
+		n8n.cleanUp();
+	});
+	await n8n.installPackage(tarball);
+	await n8n.importCredential({ ...CREDENTIAL, data: { baseUrl: sandbox.baseUrl, accessToken: sandbox.token } });
+	for (const workflow of Object.values(queueWorkflows(sandbox))) {
+		await n8n.importWorkflow(workflow);
+		await n8n.activate(workflow.id);
+	}
+
+	const started = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+		const server = await n8n.start(args, env);
+		stoppers.push(() => killByPid(server.pid, true));
+		return server;
+	};
+	const main = await started(['start']);
+	const workers: ServerProcess[] = [];
+	const startWorker = async () => {
+		workers.push(await started(['worker', '--concurrency=10'], { N8N_PORT: String(await freePort()) }));
+	};
+	await startWorker();
+	await startWorker();
+	const run: Run = {
+		n8n,
+		sandbox,
+		cookie: await n8n.ownerSession(),
+		postgresPort,
+		main,
+		workers,
+		startWorker,
+		say: (line) => console.log(`  ${line}`),
+		check: (ok, failure) => {
+			if (!ok) report.failures.push(failure);
+		},
+	};
+	// A workflow's webhooks can reach n8n a little after it reports ready: wait until one answers.
+	await waitUntil(
+		'the webhooks',
+		async () =>
+			(await fetch(webhookUrl(n8n, 'register-plain'), { method: 'OPTIONS' }).catch(() => undefined))?.status !== 404,
+		60_000,
+	);
+
+	await load(run);
+	await changeStatusOnWorkers(run);
+	for (const ifExists of ['skip', 'create'] as const) await crash(run, ifExists);
+	await uploadAcrossWorkers(run);
+	return report;
+}
+
+const webhookUrl = (n8n: RealN8n, path: string) => `${n8n.baseUrl}/webhook/${path}`;
+
+/** How many executions a worker has started so far, read off its log. */
+const jobsOf = (worker: ServerProcess) => startedOn(worker).length;
+
+/** The ids of the executions a worker has started (or finished), read off its log. */
+const startedOn = (worker: ServerProcess) =>
+	[...worker.log().matchAll(/started execution (\d+)/gi)].map(([, id]) => id);
+const finishedOn = (worker: ServerProcess) =>
+	[...worker.log().matchAll(/finished execution (\d+)/gi)].map(([, id]) => id);
+
+/** The executions a worker has started and not finished. */
+function underWay(worker: ServerProcess): string[] {
+	const finished = new Set(finishedOn(worker));
+	return startedOn(worker).filter((id) => !finished.has(id));
+}
+
+/** The registrations the sandbox holds, counted by customer and product: how many distinct, how many made twice. */
+function tally(sandbox: Sandbox): { distinct: number; twice: number } {
+	const byKey = new Map<string, number>();
+	for (const registration of sandbox.state.registrations.values()) {
+		const key = `${registration.customerEmail}|${registration.productName}`;
+		byKey.set(key, (byKey.get(key) ?? 0) + 1);
+	}
+	return { distinct: byKey.size, twice: [...byKey.values()].filter((count) => count > 1).length };
+}
+
+/** The executions of a workflow after `afterId`, once there are `expected` and none is still waiting or running. */
+async function settledExecutions(run: Run, workflowId: string, afterId: number, expected: number) {
+	let executions: Execution[] = [];
+	await waitUntil(
+		`${expected} finished executions of ${workflowId}`,
+		() => {
+			executions = executionsOf(run.postgresPort, workflowId, afterId);
+			return (
+				executions.length >= expected &&
+				executions.every(({ status }) => !['new', 'running', 'waiting'].includes(status))
+			);
+		},
+		120_000,
+	).catch(() => undefined);
+	return executions;
+}
+
+/**
+ * 1,000 calls, 50 in flight, through this node (If Already Registered: Skip) and through the HTTP Request node doing
+ * the same create, after a warm-up of both: registrations/s end to end, executions, the workers' shares, peak RSS.
+ */
+async function load(run: Run): Promise<void> {
+	const { n8n, sandbox, say, check } = run;
+	const cases = [
+		{ name: 'this node (If Already Registered: Skip)', path: 'register-skip', workflowId: 'queueSkip' },
+		{ name: 'the HTTP Request node', path: 'register-http', workflowId: 'queueHttp' },
+	];
+	const calls = (prefix: string) => (call: number) => ({
+		product: `Kettle K${call % 5}`,
+		email: `${prefix}-${call}@example.com`,
+		serial: `${prefix}-${call}`,
+	});
+	for (const { path } of cases) await fire(webhookUrl(n8n, path), WARM_UP_CALLS, IN_FLIGHT, calls('warm-up'));
+	await waitUntil('the warm-up', () => sandbox.state.registrations.size >= WARM_UP_CALLS * cases.length, 120_000);
+	const rates: number[] = [];
+	for (const { name, path, workflowId } of cases) {
+		sandbox.reset();
+		const before = lastExecutionId(run.postgresPort);
+		const jobsBefore = run.workers.map(jobsOf);
+		const memory = peakMemory({ main: run.main, worker1: run.workers[0], worker2: run.workers[1] });
+		const startedAt = Date.now();
+		const statuses = await fire(webhookUrl(n8n, path), CALLS, IN_FLIGHT, calls('load'));
+		await waitUntil(`${CALLS} registrations`, () => sandbox.state.registrations.size >= CALLS, 600_000).catch(
+			() => undefined,
+		);
+		const rate = CALLS / ((Date.now() - startedAt) / 1000);
+		rates.push(rate);
+		const executions = await settledExecutions(run, workflowId, before, CALLS);
+		memory.stop();
+		const jobs = run.workers.map((worker, index) => jobsOf(worker) - jobsBefore[index]);
+		const { distinct, twice } = tally(sandbox);
+		const accepted = statuses.filter((status) => status === 200).length;
+		say(
+			`load, ${name}: calls answered ${countEach(statuses)}, ${sandbox.state.registrations.size} registrations (${distinct} distinct, ${twice} twice), ${rate.toFixed(1)} registrations/s, executions ${summarize(executions)}, workers ran ${jobs.join(' + ')}, peak RSS main ${memory.peaks.main} MB, workers ${memory.peaks.worker1} / ${memory.peaks.worker2} MB`,
+		);
+		check(accepted === CALLS, `${name}: ${accepted} of ${CALLS} calls accepted`);
+		check(
+			sandbox.state.registrations.size === CALLS && distinct === CALLS,
+			`${name}: ${sandbox.state.registrations.size} registrations, ${distinct} distinct`,
+		);
+		check(
+			executions.length === CALLS && executions.every(({ status }) => status === 'success'),
+			`${name}: executions ${summarize(executions)}`,
+		);
+		check(
+			jobs.every((count) => count > 0),
+			`${name}: a worker ran nothing (${jobs.join(' + ')})`,
+		);
+	}
+	const [ours, http] = rates;
+	say(`load: this node ${(ours / http).toFixed(2)}× the registrations/s of the HTTP Request node`);
+	check(ours >= http, `load: this node ${ours.toFixed(1)}/s, below the HTTP Request node's ${http.toFixed(1)}/s`);
+}
+
+const summarize = (executions: Execution[]) => countEach(executions.map(({ status }) => status));
+
+/** A 5,000-item Change Status, started by a webhook call so that a worker runs it. */
+async function changeStatusOnWorkers({ n8n, sandbox, say, check, workers }: Run): Promise<void> {
+	sandbox.reset();
+	sandbox.state.createRegistrations(Array.from({ length: STATUS_ITEMS }, (_, index) => ({ productName: `P${index}` })));
+	const jobsBefore = workers.map(jobsOf);
+	const startedAt = Date.now();
+	await fire(webhookUrl(n8n, 'change-status'), 1, 1, () => ({}));
+	const approved = () =>
+		[...sandbox.state.registrations.values()].filter((registration) => registration.status === 'approved').length;
+	await waitUntil(`${STATUS_ITEMS} status changes`, () => approved() >= STATUS_ITEMS, 600_000).catch(() => undefined);
+	const ranOn = workers.map((worker, index) => jobsOf(worker) - jobsBefore[index]).findIndex((jobs) => jobs > 0);
+	say(
+		`Change Status on ${STATUS_ITEMS} items: ${approved()} registrations approved in ${((Date.now() - startedAt) / 1000).toFixed(1)} s, run by worker ${ranOn + 1}`,
+	);
+	check(approved() === STATUS_ITEMS, `Change Status: ${approved()} of ${STATUS_ITEMS} approved`);
+	check(ranOn >= 0, 'Change Status: no worker ran it');
+}
+
+/**
+ * 300 calls while the service takes 500 ms to answer a create it has already stored; one worker is killed by its PID
+ * while its creates are on the wire. After n8n has done what it does (1.x re-runs the stalled executions, 2.x fails
+ * them), the failed executions are retried as a user would: through the REST API the Retry button calls.
+ */
+async function crash(run: Run, ifExists: 'skip' | 'create'): Promise<void> {
+	const { n8n, sandbox, cookie, say, check } = run;
+	const name = ifExists === 'skip' ? 'If Already Registered: Skip' : 'plain Create (Create Anyway)';
+	const workflowId = ifExists === 'skip' ? 'queueSkip' : 'queuePlain';
+	sandbox.reset();
+	sandbox.answerDelayMs = 500;
+	const before = lastExecutionId(run.postgresPort);
+	const victim = run.workers.shift()!;
+	const calls = fire(
+		webhookUrl(n8n, ifExists === 'skip' ? 'register-skip' : 'register-plain'),
+		CRASH_CALLS,
+		IN_FLIGHT,
+		(call) => ({
+			product: `Kettle K${call % 5}`,
+			email: `crash-${call}@example.com`,
+			serial: `CR-${call}`,
+		}),
+	);
+	await waitUntil('creates on the wire', () => sandbox.inFlight >= 5 && underWay(victim).length >= 5, 60_000);
+	const killed = underWay(victim);
+	const onTheWire = sandbox.inFlight;
+	process.kill(victim.pid!, 'SIGKILL');
+	const killedAt = Date.now();
+	await calls;
+	await run.startWorker();
+	await sleep(Math.max(0, AFTER_CRASH_WAIT_MS - (Date.now() - killedAt)));
+	const executions = await settledExecutions(run, workflowId, before, CRASH_CALLS);
+	const rerun = killed.filter((id) => run.workers.some((worker) => startedOn(worker).includes(id)));
+	const failed = executions.filter(({ status }) => status !== 'success');
+	const retried = await Promise.all(
+		failed.map(async ({ id }) => {
+			const response = await fetch(`${n8n.baseUrl}/rest/executions/${id}/retry`, {
+				method: 'POST',
+				headers: { cookie, 'content-type': 'application/json' },
+				body: JSON.stringify({ loadWorkflow: false }),
+			});
+			return response.ok;
+		}),
+	);
+	if (failed.length > 0) await settledExecutions(run, workflowId, before, CRASH_CALLS + failed.length);
+	sandbox.answerDelayMs = 0;
+	const { distinct, twice } = tally(sandbox);
+	const lost = CRASH_CALLS - distinct;
+	say(
+		`crash, ${name}: a worker SIGKILLed with ${killed.length} executions under way (${onTheWire} requests at the service); n8n re-ran ${rerun.length} of them on another worker; ${(AFTER_CRASH_WAIT_MS / 1000).toFixed(0)} s later the ${CRASH_CALLS} executions: ${summarize(executions)}; ${retried.filter(Boolean).length} of ${failed.length} failed ones retried through the REST API; ${distinct} of ${CRASH_CALLS} registrations made, ${twice} twice, ${lost} lost`,
+	);
+	if (ifExists === 'skip') check(twice === 0 && lost === 0, `crash with Skip: ${twice} twice, ${lost} lost`);
+}
+
+/** Upload File → Change Status with the returned url, run on a worker; the file arrives with the webhook call. */
+async function uploadAcrossWorkers({ n8n, sandbox, say, check }: Run): Promise<void> {
+	sandbox.reset();
+	sandbox.state.createRegistrations([{ productName: 'Kettle K1', customerEmail: 'ann@example.com' }]);
+	const receipt = Buffer.alloc(3 * 1024 * 1024, 'receipt of order 1001 ');
+	const form = new FormData();
+	form.append('receipt', new Blob([receipt], { type: 'application/pdf' }), 'receipt-1001.pdf');
+	const response = await fetch(webhookUrl(n8n, 'receipt'), { method: 'POST', body: form });
+	const attached = () => sandbox.state.registrations.get(RECEIPT_REGISTRATION)?.statusHistory.at(-1)?.assets?.[0];
+	await waitUntil('the receipt attached', () => attached() !== undefined, 120_000).catch(() => undefined);
+	const asset = attached();
+	const stored = asset ? Buffer.from(await (await fetch(asset.url)).arrayBuffer()) : undefined;
+	say(
+		`upload across processes (binary data in the database): webhook ${response.status}, the 3 MiB receipt ${stored?.equals(receipt) ? 'stored whole' : 'NOT stored whole'}, attached as ${asset ? `"${asset.name}" ${asset.url}` : 'nothing'}`,
+	);
+	check(stored?.equals(receipt) === true, 'upload: the receipt was not stored whole or not attached');
+}
+
+async function main(): Promise<void> {
+	const tarball = await packPackage();
+	const reports: LineReport[] = [];
+	for (const version of N8N_LINES) {
+		try {
+			reports.push(await queueLine(version, tarball));
+		} finally {
+			stopAll();
+		}
+	}
+	const failures = reports.flatMap((report) => report.failures.map((failure) => `${report.version}: ${failure}`));
+	console.log(`\nn8n's logs: ${LOGS}`);
+	console.log(failures.length === 0 ? 'queue mode: every check passed' : `queue mode: FAILED\n${failures.join('\n')}`);
+	process.exitCode = failures.length === 0 ? 0 : 1;
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	stopAll();
+	process.exit(1);
+});
