@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +23,8 @@ const STATUS_ITEMS = 5000;
 /** n8n 1.x re-runs a stalled job 60–90 s after its worker died; 2.x gives up on it. Counting waits past both. */
 const AFTER_CRASH_WAIT_MS = Number(process.env.QUEUE_CRASH_WAIT_MS ?? 180_000);
 const NOBODY = 'nobody';
+/** The phases to run (all unless QUEUE_PHASES names some, e.g. "load,crash"). */
+const PHASES = (process.env.QUEUE_PHASES ?? 'load,status,crash,upload').split(',');
 
 const stoppers: Array<() => void> = [];
 const stopAll = () => {
@@ -161,13 +162,23 @@ async function startPostgres(): Promise<number> {
 	throw new Error('PostgreSQL did not start');
 }
 
-/** Samples the resident memory of processes (Linux: /proc) and keeps each one's peak, in MB. */
-function peakMemory(processes: Record<string, ChildProcess>): { peaks: Record<string, number>; stop: () => void } {
+/** CPU time a process has used so far, in ms (Linux: /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+	return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Watches processes (Linux: /proc) while a phase runs: each one's peak resident memory in MB, sampled every 250 ms,
+ * and the CPU time it used, in ms.
+ */
+function watch(processes: Record<string, number>) {
 	const peaks: Record<string, number> = {};
+	const cpuAtStart = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)]));
 	const sample = () => {
-		for (const [name, child] of Object.entries(processes)) {
+		for (const [name, pid] of Object.entries(processes)) {
 			try {
-				const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
+				const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 				peaks[name] = Math.max(peaks[name] ?? 0, Math.round(kb / 1024));
 			} catch {
 				// the process is gone
@@ -175,7 +186,15 @@ function peakMemory(processes: Record<string, ChildProcess>): { peaks: Record<st
 		}
 	};
 	const timer = setInterval(sample, 250);
-	return { peaks, stop: () => clearInterval(timer) };
+	return {
+		peaks,
+		stop: () => {
+			clearInterval(timer);
+			return Object.fromEntries(
+				Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid) - cpuAtStart[name]]),
+			) as Record<string, number>;
+		},
+	};
 }
 
 /**
@@ -425,15 +444,19 @@ async function queueLine(version: string, tarball: string): Promise<LineReport> 
 		await n8n.activate(workflow.id);
 	}
 
-	const started = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
-		const server = await n8n.start(args, env);
+	// Each process its own port, and (2.x) its own port for the broker of its task runners.
+	const started = async (args: string[]) => {
+		const server = await n8n.start(args, {
+			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+			...(args[0] === 'start' ? {} : { N8N_PORT: String(await freePort()) }),
+		});
 		stoppers.push(() => killByPid(server.pid, true));
 		return server;
 	};
 	const main = await started(['start']);
 	const workers: ServerProcess[] = [];
 	const startWorker = async () => {
-		workers.push(await started(['worker', '--concurrency=10'], { N8N_PORT: String(await freePort()) }));
+		workers.push(await started(['worker', '--concurrency=10']));
 	};
 	await startWorker();
 	await startWorker();
@@ -458,10 +481,10 @@ async function queueLine(version: string, tarball: string): Promise<LineReport> 
 		60_000,
 	);
 
-	await load(run);
-	await changeStatusOnWorkers(run);
-	for (const ifExists of ['skip', 'create'] as const) await crash(run, ifExists);
-	await uploadAcrossWorkers(run);
+	if (PHASES.includes('load')) await load(run);
+	if (PHASES.includes('status')) await changeStatusOnWorkers(run);
+	if (PHASES.includes('crash')) for (const ifExists of ['skip', 'create'] as const) await crash(run, ifExists);
+	if (PHASES.includes('upload')) await uploadAcrossWorkers(run);
 	return report;
 }
 
@@ -531,7 +554,12 @@ async function load(run: Run): Promise<void> {
 		sandbox.reset();
 		const before = lastExecutionId(run.postgresPort);
 		const jobsBefore = run.workers.map(jobsOf);
-		const memory = peakMemory({ main: run.main, worker1: run.workers[0], worker2: run.workers[1] });
+		const memory = watch({
+			main: run.main.pid!,
+			worker1: run.workers[0].pid!,
+			worker2: run.workers[1].pid!,
+			'this test and the sandbox': process.pid,
+		});
 		const startedAt = Date.now();
 		const statuses = await fire(webhookUrl(n8n, path), CALLS, IN_FLIGHT, calls('load'));
 		await waitUntil(`${CALLS} registrations`, () => sandbox.state.registrations.size >= CALLS, 600_000).catch(
@@ -540,12 +568,16 @@ async function load(run: Run): Promise<void> {
 		const rate = CALLS / ((Date.now() - startedAt) / 1000);
 		rates.push(rate);
 		const executions = await settledExecutions(run, workflowId, before, CALLS);
-		memory.stop();
+		const cpu = memory.stop();
 		const jobs = run.workers.map((worker, index) => jobsOf(worker) - jobsBefore[index]);
 		const { distinct, twice } = tally(sandbox);
 		const accepted = statuses.filter((status) => status === 200).length;
 		say(
-			`load, ${name}: calls answered ${countEach(statuses)}, ${sandbox.state.registrations.size} registrations (${distinct} distinct, ${twice} twice), ${rate.toFixed(1)} registrations/s, executions ${summarize(executions)}, workers ran ${jobs.join(' + ')}, peak RSS main ${memory.peaks.main} MB, workers ${memory.peaks.worker1} / ${memory.peaks.worker2} MB`,
+			`load, ${name}: calls answered ${countEach(statuses)}, ${sandbox.state.registrations.size} registrations (${distinct} distinct, ${twice} twice), ${rate.toFixed(1)} registrations/s, executions ${summarize(executions)}, workers ran ${jobs.join(' + ')}, peak RSS main ${memory.peaks.main} MB, workers ${memory.peaks.worker1} / ${memory.peaks.worker2} MB; CPU per call: ${Object.entries(
+				cpu,
+			)
+				.map(([name, ms]) => `${name} ${(ms / CALLS).toFixed(1)} ms`)
+				.join(', ')}`,
 		);
 		check(accepted === CALLS, `${name}: ${accepted} of ${CALLS} calls accepted`);
 		check(
@@ -619,6 +651,7 @@ async function crash(run: Run, ifExists: 'skip' | 'create'): Promise<void> {
 	await sleep(Math.max(0, AFTER_CRASH_WAIT_MS - (Date.now() - killedAt)));
 	const executions = await settledExecutions(run, workflowId, before, CRASH_CALLS);
 	const rerun = killed.filter((id) => run.workers.some((worker) => startedOn(worker).includes(id)));
+	const beforeRetries = tally(sandbox);
 	const failed = executions.filter(({ status }) => status !== 'success');
 	const retried = await Promise.all(
 		failed.map(async ({ id }) => {
@@ -630,12 +663,17 @@ async function crash(run: Run, ifExists: 'skip' | 'create'): Promise<void> {
 			return response.ok;
 		}),
 	);
-	if (failed.length > 0) await settledExecutions(run, workflowId, before, CRASH_CALLS + failed.length);
+	const retries =
+		failed.length > 0
+			? (await settledExecutions(run, workflowId, before, CRASH_CALLS + failed.length)).filter(
+					({ id }) => !executions.some((execution) => execution.id === id),
+				)
+			: [];
 	sandbox.answerDelayMs = 0;
 	const { distinct, twice } = tally(sandbox);
 	const lost = CRASH_CALLS - distinct;
 	say(
-		`crash, ${name}: a worker SIGKILLed with ${killed.length} executions under way (${onTheWire} requests at the service); n8n re-ran ${rerun.length} of them on another worker; ${(AFTER_CRASH_WAIT_MS / 1000).toFixed(0)} s later the ${CRASH_CALLS} executions: ${summarize(executions)}; ${retried.filter(Boolean).length} of ${failed.length} failed ones retried through the REST API; ${distinct} of ${CRASH_CALLS} registrations made, ${twice} twice, ${lost} lost`,
+		`crash, ${name}: a worker SIGKILLed with ${killed.length} executions under way (${onTheWire} requests at the service); n8n re-ran ${rerun.length} of them on another worker; ${(AFTER_CRASH_WAIT_MS / 1000).toFixed(0)} s later the ${CRASH_CALLS} executions: ${summarize(executions)}; ${retried.filter(Boolean).length} of ${failed.length} failed ones retried through the REST API (before: ${beforeRetries.twice} twice, ${CRASH_CALLS - beforeRetries.distinct} lost), the retries: ${summarize(retries)}; ${distinct} of ${CRASH_CALLS} registrations made, ${twice} twice, ${lost} lost`,
 	);
 	if (ifExists === 'skip') check(twice === 0 && lost === 0, `crash with Skip: ${twice} twice, ${lost} lost`);
 }
