@@ -49,6 +49,21 @@ export async function packPackage(): Promise<string> {
 	return await packed;
 }
 
+/** Asks `probe` every 500 ms until it gives a value (anything but undefined), for at most `ms`. */
+export async function waitFor<T>(
+	what: string,
+	probe: () => T | undefined | Promise<T | undefined>,
+	ms = 60_000,
+): Promise<T> {
+	const until = Date.now() + ms;
+	while (Date.now() < until) {
+		const value = await probe();
+		if (value !== undefined) return value;
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+	throw new Error(`Timed out waiting for ${what}`);
+}
+
 /** A long-running n8n process (`start`, `worker`), its output going to a file. */
 export type ServerProcess = ChildProcess & { logFile: string; log: () => string };
 
@@ -236,7 +251,8 @@ export class RealN8n {
 		if (args[0] !== 'start') return server;
 		const until = Date.now() + 180_000;
 		while (Date.now() < until) {
-			if (child.exitCode !== null) throw new Error(`n8n ${args.join(' ')} exited (${child.exitCode}):\n${server.log().slice(-5000)}`);
+			if (child.exitCode !== null)
+				throw new Error(`n8n ${args.join(' ')} exited (${child.exitCode}):\n${server.log().slice(-5000)}`);
 			try {
 				if ((await fetch(`${this.baseUrl}/rest/settings`)).status !== 404) return server;
 			} catch {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Sandbox } from '../sandbox/service';
 import { CREDENTIAL } from './examples';
 import type { ServerProcess } from './instance';
-import { freePort, N8N_LINES, packPackage, RealN8n } from './instance';
+import { freePort, N8N_LINES, packPackage, RealN8n, waitFor } from './instance';
 
 /**
  * `npm run test:queue`: the package in n8n's queue mode, as big shops run it — Redis, PostgreSQL, a main that takes
@@ -239,13 +239,9 @@ function countEach(values: Array<number | string>): string {
 	return [...counts].map(([value, count]) => `${count} × ${value}`).join(', ') || 'none';
 }
 
+/** Waits until `condition` holds, asking every 500 ms for at most `ms`. */
 async function waitUntil(what: string, condition: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-	const until = Date.now() + ms;
-	while (Date.now() < until) {
-		if (await condition()) return;
-		await sleep(500);
-	}
-	throw new Error(`Timed out waiting for ${what}`);
+	await waitFor(what, async () => (await condition()) || undefined, ms);
 }
 
 interface Execution {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
 import type { RealN8n } from './instance';
-import { N8N_LINES, nodeOutput, packPackage, root } from './instance';
+import { N8N_LINES, nodeOutput, packPackage, root, waitFor } from './instance';
 import { startMisbehavingServer } from '../test/harness/misbehavingServer';
 import type { Example } from './examples';
 import { CREDENTIAL, importExamples } from './examples';
@@ -93,16 +93,6 @@ const CHECKS: Record<string, Check> = {
 };
 
 const RECEIPT = Buffer.from('%PDF-1.4\nReceipt for order 1001: Kettle K1, $49.00\n%%EOF\n');
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-	const until = Date.now() + ms;
-	while (Date.now() < until) {
-		const value = await probe();
-		if (value !== undefined) return value;
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
-	throw new Error(`Timed out waiting for ${what}`);
-}
 
 /** Calls the trigger of a started, active example the way its real caller would. */
 async function callTrigger(n8n: RealN8n, example: Example, start: Check['start']): Promise<void> {
