@@ -8,12 +8,13 @@ const { sandbox, credentials } = useSandbox();
 const listRegistrations = { resource: 'registration', operation: 'getAll', returnAll: true };
 
 describe('credential', () => {
-	test('the engine sends the token as "Authorization: Bearer <token>" and nowhere else', async () => {
+	test('the engine sends the token as "Authorization: Bearer <token>" and nowhere else, naming the package as User-Agent', async () => {
 		const result = await runNode({ parameters: listRegistrations, credentials: credentials() });
 
 		expect(result.error).toBeUndefined();
 		const [request] = sandbox().requestsTo('GET', '/api/registrations');
 		expect(request.headers.authorization).toBe(`Bearer ${sandbox().token}`);
+		expect(request.headers['user-agent']).toBe('n8n-nodes-product-registration');
 		expect(request.url).not.toContain(sandbox().token);
 		expect(request.body).toBeUndefined();
 	});

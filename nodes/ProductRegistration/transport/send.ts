@@ -13,6 +13,12 @@ export interface Attempt {
 	timeoutMs: number;
 }
 
+/**
+ * Names this package to the service, so that the shop's logs tell its requests apart. (n8n's 2.x helper would
+ * otherwise look its own User-Agent up on every request.)
+ */
+const USER_AGENT = 'n8n-nodes-product-registration';
+
 export type AttemptResult =
 	| { response: IN8nHttpFullResponse }
 	| { error: unknown; timedOut: boolean; cancelled: boolean };
@@ -33,7 +39,7 @@ export async function sendAttempt(this: ServiceContext, attempt: Attempt): Promi
 			url: attempt.url,
 			qs: attempt.qs,
 			body: attempt.body,
-			headers: { Authorization: attempt.authorization },
+			headers: { Authorization: attempt.authorization, 'User-Agent': USER_AGENT },
 			json: true,
 			timeout: attempt.timeoutMs,
 			abortSignal: stop ? AbortSignal.any([stop, deadline]) : deadline,
