@@ -24,7 +24,10 @@ const CRASH_CALLS = 300;
 const STATUS_ITEMS = 5000;
 /** n8n 1.x re-runs a stalled job 60–90 s after its worker died; 2.x gives up on it. Counting waits past both. */
 const AFTER_CRASH_WAIT_MS = Number(process.env.QUEUE_CRASH_WAIT_MS ?? 180_000);
-/** How long the caller of the crash case waits for an answer (n8n answers a stalled execution only after ~30–90 s). */
+/**
+ * How long the caller of the crash case waits for an answer: n8n answers for a stalled execution only once it has
+ * failed it or re-run it.
+ */
 const CALLER_PATIENCE_MS = 240_000;
 const NOBODY = 'nobody';
 /** The phases to run (all unless QUEUE_PHASES names some, e.g. "load,crash"). */
