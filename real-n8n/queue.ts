@@ -205,6 +205,20 @@ function watch(processes: Record<string, number>) {
 }
 
 /**
+ * POSTs to a webhook. n8n 2.x answers 404 for a while after it says it is ready, until it has registered every
+ * webhook (an OPTIONS request can find a webhook that a POST cannot yet), so a 404 is sent again, for up to a minute.
+ */
+async function postToWebhook(url: string, init: RequestInit): Promise<Response> {
+	const registeredBy = Date.now() + 60_000;
+	for (;;) {
+		const response = await fetch(url, { ...init, method: 'POST' });
+		if (response.status !== 404 || Date.now() > registeredBy) return response;
+		await response.arrayBuffer();
+		await sleep(1000);
+	}
+}
+
+/**
  * Calls a webhook `count` times, `inFlight` at once; the body of call i is `body(i)`. Gives each call's HTTP status,
  * or what went wrong when there was none (a call gets at most `timeoutMs`).
  */
@@ -222,8 +236,7 @@ async function fire(
 			while (next < count) {
 				const call = next++;
 				try {
-					const response = await fetch(url, {
-						method: 'POST',
+					const response = await postToWebhook(url, {
 						headers: { 'content-type': 'application/json' },
 						body: JSON.stringify(body(call)),
 						signal: AbortSignal.timeout(timeoutMs),
@@ -287,7 +300,7 @@ let nodeIds = 0;
 /** A UUID for a node of the workflows made here (n8n expects UUIDs). */
 const nodeId = () => `00000000-0000-4000-8000-${String((nodeIds += 1)).padStart(12, '0')}`;
 
-type NodeSpec = Record<string, unknown> & { name: string; parameters?: Record<string, unknown> };
+type NodeSpec = Record<string, unknown> & { name: string };
 
 /**
  * A workflow started by a POST to /webhook/<path>, its nodes run one after another. The call is answered at once
@@ -482,8 +495,7 @@ async function queueLine(version: string, tarball: string): Promise<LineReport> 
 		...HEADER_CREDENTIAL,
 		data: { name: 'Authorization', value: `Bearer ${sandbox.token}` },
 	});
-	const workflows = Object.values(queueWorkflows(sandbox));
-	for (const workflow of workflows) {
+	for (const workflow of Object.values(queueWorkflows(sandbox))) {
 		await n8n.importWorkflow(workflow);
 		await n8n.activate(workflow.id);
 	}
@@ -523,11 +535,6 @@ async function queueLine(version: string, tarball: string): Promise<LineReport> 
 			if (!ok) report.failures.push(failure);
 		},
 	};
-	// A workflow's webhooks can reach n8n a little after it reports ready: wait until every one answers.
-	const paths = workflows.map((workflow) => String(workflow.nodes[0].parameters?.path));
-	const registered = async (path: string) =>
-		(await fetch(webhookUrl(n8n, path), { method: 'OPTIONS' }).catch(() => undefined))?.status !== 404;
-	await waitUntil('the webhooks', async () => (await Promise.all(paths.map(registered))).every(Boolean), 60_000);
 
 	if (PHASES.includes('load')) await load(run);
 	if (PHASES.includes('status')) await changeStatusOnWorkers(run);
@@ -776,7 +783,7 @@ async function uploadAcrossWorkers({ n8n, sandbox, say, check }: Run): Promise<v
 	const receipt = Buffer.alloc(3 * 1024 * 1024, 'receipt of order 1001 ');
 	const form = new FormData();
 	form.append('receipt', new Blob([receipt], { type: 'application/pdf' }), 'receipt-1001.pdf');
-	const response = await fetch(webhookUrl(n8n, 'receipt'), { method: 'POST', body: form });
+	const response = await postToWebhook(webhookUrl(n8n, 'receipt'), { body: form });
 	const attached = () => sandbox.state.registrations.get(RECEIPT_REGISTRATION)?.statusHistory.at(-1)?.assets?.[0];
 	await waitUntil('the receipt attached', () => attached() !== undefined, 120_000).catch(() => undefined);
 	const asset = attached();
