@@ -610,12 +610,7 @@ async function load(run: Run): Promise<void> {
 			workflowId: 'queueHttpInline',
 		},
 	];
-	const calls = (prefix: string) => (call: number) => ({
-		product: `Kettle K${call % 5}`,
-		email: `${prefix}-${call}@example.com`,
-		serial: `${prefix}-${call}`,
-	});
-	for (const { path } of cases) await fire(webhookUrl(n8n, path), WARM_UP_CALLS, IN_FLIGHT, calls('warm-up'));
+	for (const { path } of cases) await fire(webhookUrl(n8n, path), WARM_UP_CALLS, IN_FLIGHT, callBody('warm-up'));
 	await waitUntil('the warm-up', () => sandbox.state.registrations.size >= WARM_UP_CALLS * cases.length, 120_000);
 	const totals = cases.map(() => ({
 		statuses: [] as Array<number | string>,
@@ -644,7 +639,7 @@ async function load(run: Run): Promise<void> {
 				'this test and the sandbox': process.pid,
 			});
 			const startedAt = Date.now();
-			total.statuses.push(...(await fire(webhookUrl(n8n, path), perRound, IN_FLIGHT, calls(`load-${round}`))));
+			total.statuses.push(...(await fire(webhookUrl(n8n, path), perRound, IN_FLIGHT, callBody(`load-${round}`))));
 			await waitUntil(`${perRound} registrations`, () => sandbox.state.registrations.size >= perRound, 600_000).catch(
 				() => undefined,
 			);
@@ -694,6 +689,13 @@ async function load(run: Run): Promise<void> {
 	);
 }
 
+/** The body of webhook call i of a batch: a customer of its own, one of five products, a serial of its own. */
+const callBody = (prefix: string) => (call: number) => ({
+	product: `Kettle K${call % 5}`,
+	email: `${prefix}-${call}@example.com`,
+	serial: `${prefix}-${call}`,
+});
+
 const summarize = (executions: Execution[]) => countEach(executions.map(({ status }) => status));
 
 /** A 5,000-item Change Status, started by a webhook call so that a worker runs it. */
@@ -726,11 +728,7 @@ async function crash(run: Run, ifExists: 'skip' | 'create'): Promise<void> {
 	const name = ifExists === 'skip' ? 'If Already Registered: Skip' : 'plain Create (Create Anyway)';
 	const workflowId = ifExists === 'skip' ? 'queueSkipAnswered' : 'queuePlainAnswered';
 	const url = webhookUrl(n8n, ifExists === 'skip' ? 'register-skip-answered' : 'register-plain-answered');
-	const body = (call: number) => ({
-		product: `Kettle K${call % 5}`,
-		email: `crash-${call}@example.com`,
-		serial: `CR-${call}`,
-	});
+	const body = callBody('crash');
 	sandbox.reset();
 	sandbox.answerDelayMs = 500;
 	const before = lastExecutionId(run.postgresPort);
