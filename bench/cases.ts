@@ -4,7 +4,7 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { countExpressionEvaluations } from '../engine/expressionCount';
 import { credentialUse, resetCredentialUse, runNode } from '../engine/workflowRunner';
-import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY } from '../nodes/ProductRegistration/actions/requestOptions';
+import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY } from '../nodes/ProductRegistration/actions/runItems';
 import type { Measurement } from './measure';
 import { measure } from './measure';
 import type { SandboxReady, SandboxSetup } from './sandboxProcess';

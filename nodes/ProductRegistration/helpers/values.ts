@@ -56,12 +56,21 @@ export function booleanValue(value: unknown): boolean {
 	throw new InvalidValueError(`must be true or false, not ${quote(value)}`);
 }
 
-export function positiveWholeNumber(value: unknown): number {
-	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	if (typeof number !== 'number' || !Number.isInteger(number) || number < 1) {
-		throw new InvalidValueError(`must be a whole number of 1 or more, not ${quote(value)}`);
-	}
-	return number;
+/**
+ * A whole number from `min` to `max` (no upper bound when `max` is left out), also from the text a sheet cell holds.
+ * The one reader of every whole-number parameter and option.
+ */
+export function wholeNumber(min: number, max = Infinity): (value: unknown) => number {
+	const range = max === Infinity ? `of ${min} or more` : `from ${min} to ${max}`;
+	return (value) => {
+		const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+		if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+			throw new InvalidValueError(
+				`must be a whole number ${range}, not ${typeof value === 'number' ? value : quote(value)}`,
+			);
+		}
+		return number;
+	};
 }
 
 /**
@@ -138,17 +147,20 @@ function parseJsonParameter(value: unknown): unknown {
 }
 
 /**
- * The service's list answers are not specified beyond "the registrations matching the query": accept a bare array,
- * or an object holding the array under the resource's name, `data` or `items`.
+ * The list in a service's list answer, whose shape is not specified beyond "the records matching the query": a bare
+ * array, or an object holding the array under the resource's name, `data` or `items`. `undefined` when it holds none.
  */
+export function listIn(body: unknown, resourceKey: string): unknown[] | undefined {
+	if (Array.isArray(body)) return body;
+	if (body === null || typeof body !== 'object') return undefined;
+	const wrapper = body as IDataObject;
+	return [resourceKey, 'data', 'items'].map((key) => wrapper[key]).find(Array.isArray);
+}
+
+/** The records of a list answer as output items' JSON; an answer holding no list is taken as one record. */
 export function listFromBody(body: unknown, resourceKey: string): IDataObject[] {
 	if (body === undefined || body === null || body === '') return [];
-	let list: unknown = body;
-	if (!Array.isArray(body) && typeof body === 'object') {
-		const wrapper = body as IDataObject;
-		list = [resourceKey, 'data', 'items'].map((key) => wrapper[key]).find(Array.isArray) ?? [body];
-	}
-	return (Array.isArray(list) ? list : [list]).map(asObject);
+	return (listIn(body, resourceKey) ?? [body]).map(asObject);
 }
 
 /** The service's answer as an output item's JSON: objects as they are, anything else under `value`. */

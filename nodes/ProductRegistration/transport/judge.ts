@@ -17,25 +17,37 @@ const TOKEN_HELP =
 /** What the judge needs to know of a request. */
 export interface JudgedRequest {
 	method: IHttpRequestMethods;
-	/** Set for a request that creates something: it is repeated only when the service cannot have acted on it. */
-	creates?: string;
-	/** The record the path names, e.g. `registration "R1"`, so a 404 can say which one is missing. */
-	names?: string;
+	/** The record the path names, e.g. `registration "R1"`, so that a 404 says which one is missing. */
+	record?: string;
 }
 
-/** Why one attempt failed in a way that may pass. */
-export interface PassingFailure {
+/**
+ * An attempt that failed in a way that may pass: the request may be sent again (retried). Whether it may be, for a
+ * request that creates something, depends on whether the service may have acted on it.
+ */
+export interface FailedAttempt {
 	/** What went wrong, in words, e.g. "the service answered HTTP 503: Service Unavailable". */
 	problem: string;
-	/** True when the service cannot have acted on the request (rate limited, or never connected). */
-	notActedOn: boolean;
+	/** False only when the service cannot have acted on the request: it refused it for the rate, or it never connected. */
+	serviceMayHaveActed: boolean;
 	httpCode?: string;
 	waitMs?: number;
-	/** What the user can check when repeating did not help. */
+	/** What the user can check when sending again did not help. */
 	help?: string;
 }
 
-export type FailFunction = (message: string, httpCode?: string, help?: string) => NodeApiError;
+/** In this API every POST creates something (records, a status change): it must never be created twice. */
+export function createsSomething(request: { method: IHttpRequestMethods }): boolean {
+	return request.method === 'POST';
+}
+
+/** Builds the error for a request that failed for good; `ErrorType` picks a NodeApiError of a particular kind. */
+export type FailFunction = (
+	message: string,
+	httpCode?: string,
+	help?: string,
+	ErrorType?: typeof NodeApiError,
+) => NodeApiError;
 
 /** Turns whatever error body the service sent (JSON, text or an HTML page) into one readable line. */
 export function describeErrorBody(body: unknown): string {
@@ -92,14 +104,14 @@ export function withoutToken(text: string, token: string): string {
  * A request that got no answer: refused or unresolved means nothing reached the service; a deadline that passed or a
  * broken connection may have let it act.
  */
-export function judgeNoAnswer(error: unknown, timedOut: boolean, origin: string, timeoutMs: number): PassingFailure {
+export function judgeNoAnswer(error: unknown, timedOut: boolean, origin: string, timeoutMs: number): FailedAttempt {
 	const code = connectionErrorCode(error);
 	const slow = timedOut || code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'UND_ERR_HEADERS_TIMEOUT';
 	return {
 		problem: slow
 			? `the service at ${origin} did not answer within ${timeoutMs / 1000} seconds`
 			: `could not reach the service at ${origin}: ${connectionProblem(code)}`,
-		notActedOn: !slow && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'),
+		serviceMayHaveActed: slow || !(code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'),
 		help: slow
 			? 'Raise Options > Timeout if the service is just slow.'
 			: 'Check the Base URL in the credential and that the service is running.',
@@ -107,16 +119,16 @@ export function judgeNoAnswer(error: unknown, timedOut: boolean, origin: string,
 }
 
 /**
- * Sorts an answer into a result, a failure that may pass (and so may be retried), or a definite error (thrown).
- * `mayHaveActed` says whether an earlier attempt of this request may have reached the service.
+ * Sorts an answer into a result, a failed attempt that may pass (and so may be retried), or a definite error
+ * (thrown). `earlierAttemptMayHaveActed` says whether an earlier attempt of this request may have reached the service.
  */
 export function judgeAnswer(
 	response: IN8nHttpFullResponse,
 	request: JudgedRequest,
-	mayHaveActed: boolean,
+	earlierAttemptMayHaveActed: boolean,
 	token: string,
 	fail: FailFunction,
-): { statusCode: number; body: unknown } | PassingFailure {
+): { statusCode: number; body: unknown } | FailedAttempt {
 	const { statusCode } = response;
 	const httpCode = String(statusCode);
 	const unreadable = typeof response.body === 'string' && response.body.trim() !== '';
@@ -130,31 +142,37 @@ export function judgeAnswer(
 		const contentType = String(response.headers?.['content-type'] ?? 'no content type');
 		return {
 			problem: `the service answered HTTP ${statusCode} with something that is not JSON (${contentType}: ${JSON.stringify(serviceMessage.slice(0, 80))})`,
-			notActedOn: false,
+			serviceMayHaveActed: true,
 			httpCode,
 		};
 	}
 	if (statusCode === 429) {
 		return {
 			problem: `the service is limiting the rate of requests (HTTP 429)${saying}`,
-			notActedOn: true,
+			serviceMayHaveActed: false,
 			httpCode,
 			waitMs: retryAfterMs(response.headers?.['retry-after']),
 		};
 	}
-	if (statusCode === 502 || statusCode === 503 || statusCode === 504 || (statusCode >= 500 && request.creates)) {
-		return { problem: `the service answered HTTP ${statusCode}${saying}`, notActedOn: false, httpCode };
+	// A 500 to a create may come after the records were stored: its outcome is unknown, not a plain refusal.
+	if (
+		statusCode === 502 ||
+		statusCode === 503 ||
+		statusCode === 504 ||
+		(statusCode >= 500 && createsSomething(request))
+	) {
+		return { problem: `the service answered HTTP ${statusCode}${saying}`, serviceMayHaveActed: true, httpCode };
 	}
-	if (statusCode === 404 && request.method === 'DELETE' && mayHaveActed) {
+	if (statusCode === 404 && request.method === 'DELETE' && earlierAttemptMayHaveActed) {
 		// An earlier attempt's answer was lost; the record being gone now means that attempt deleted it.
 		return { statusCode, body: undefined };
 	}
 	if (statusCode === 401 || statusCode === 403) {
 		throw fail(`The service rejected the access token (HTTP ${statusCode})${saying}`, httpCode, TOKEN_HELP);
 	}
-	if (statusCode === 404 && request.names !== undefined) {
+	if (statusCode === 404 && request.record !== undefined) {
 		throw fail(
-			`The service has no ${request.names} (HTTP 404${saying})`,
+			`The service has no ${request.record} (HTTP 404${saying})`,
 			httpCode,
 			'Check the ID, e.g. with Get Many.',
 		);
@@ -170,8 +188,8 @@ export function judgeAnswer(
 	throw fail(`The service answered HTTP ${statusCode}${saying}`, httpCode);
 }
 
-export function isPassingFailure(
-	outcome: { statusCode: number; body: unknown } | PassingFailure,
-): outcome is PassingFailure {
+export function isFailedAttempt(
+	outcome: { statusCode: number; body: unknown } | FailedAttempt,
+): outcome is FailedAttempt {
 	return 'problem' in outcome;
 }

@@ -1,18 +1,20 @@
-import type { IDataObject, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import type { IDataObject, JsonObject } from 'n8n-workflow';
+import { NodeApiError, sleep } from 'n8n-workflow';
 
+import { ItemInput } from '../helpers/itemInput';
 import { requestPace } from '../helpers/pace';
 import { runParameters } from '../helpers/runParameters';
-import type { FailFunction, PassingFailure } from './judge';
-import { backoffMs, isPassingFailure, judgeAnswer, judgeNoAnswer, withoutToken } from './judge';
+import { wholeNumber } from '../helpers/values';
+import type { FailedAttempt, FailFunction } from './judge';
+import { backoffMs, isFailedAttempt, judgeAnswer, judgeNoAnswer, withoutToken } from './judge';
 import { sendAttempt } from './send';
 import type { ServiceContext } from './session';
 import { cancelSignal, serviceSession, serviceUrl } from './session';
 
 /**
  * The only way the node talks to the service. One request, start to end: the run's session (credential read once),
- * the URL, then attempts — each sent with its own deadline (send.ts), its answer judged (judge.ts) — repeated only
- * for a passing failure and never when a create may have been acted on, with waits that Stop cuts short. Every
+ * the URL, then attempts — each sent with its own deadline (send.ts), its answer judged (judge.ts) — sent again only
+ * after a failure that may pass, and a create never once the service may have acted on it; Stop cuts waits short. Every
  * failure becomes an n8n error for the item, with the service's own message and HTTP status, never the token.
  */
 
@@ -28,20 +30,23 @@ export interface RequestPolicy {
 export const DEFAULT_REQUEST_POLICY: RequestPolicy = { timeoutMs: 30_000, maxRetries: 3, retryDelayMs: 1_000 };
 export const MAX_RETRIES = 10;
 
-export interface ServiceRequest {
-	method: IHttpRequestMethods;
+interface RequestBase {
 	/** Path below `/api/`, already URL-encoded where it holds user data, e.g. `registrations`. */
 	path: string;
 	qs?: IDataObject;
 	body?: IDataObject;
-	/**
-	 * What the request creates, e.g. "the 100 registrations of this batch". Such a request is repeated only when
-	 * the service cannot have acted on it; otherwise its failure says the outcome is unknown.
-	 */
-	creates?: string;
-	/** The record the path names, e.g. `registration "R1"`, so a 404 can say which one is missing. */
-	names?: string;
+	/** The record the path names, e.g. `registration "R1"`, so that a 404 says which one is missing. */
+	record?: string;
 }
+
+/**
+ * A request to the service. A POST creates something, and says what in words ("the 2 registrations of items 0 to 1"):
+ * it is sent again only while the service cannot have acted on it, and otherwise fails as an UnknownOutcome naming
+ * what may have been created. Reads, updates and deletes may always be sent again.
+ */
+export type ServiceRequest =
+	| (RequestBase & { method: 'POST'; creates: string })
+	| (RequestBase & { method: 'GET' | 'PUT' | 'DELETE' });
 
 export interface ServiceResponse {
 	statusCode: number;
@@ -53,17 +58,9 @@ export interface ServiceResponse {
 export function requestPolicy(context: ServiceContext, itemIndex: number): RequestPolicy {
 	if (!('getInputData' in context)) return DEFAULT_REQUEST_POLICY;
 	const options = (runParameters(context).get('options', itemIndex, {}) ?? {}) as IDataObject;
-	const read = (name: string, label: string, fallback: number, min: number, max: number) => {
-		const value = options[name] ?? fallback;
-		if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-			throw new NodeOperationError(
-				context.getNode(),
-				`The ${label} option of item ${itemIndex} must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`,
-				{ itemIndex },
-			);
-		}
-		return value;
-	};
+	const input = new ItemInput(context, itemIndex);
+	const read = (name: string, label: string, fallback: number, min: number, max: number) =>
+		input.convert(options[name] ?? fallback, `${label} option`, wholeNumber(min, max));
 	return {
 		maxRetries: read('maxRetries', 'Retries', DEFAULT_REQUEST_POLICY.maxRetries, 0, MAX_RETRIES),
 		retryDelayMs: read('retryDelay', 'Retry Wait', DEFAULT_REQUEST_POLICY.retryDelayMs, 0, 600_000),
@@ -100,9 +97,9 @@ export async function serviceRequest(
 	const origin = new URL(url).origin;
 	const stop = cancelSignal(this);
 	const requestLine = `Request: ${request.method} /api/${request.path}`;
-	const fail: FailFunction = (message, httpCode, help) => {
+	const fail: FailFunction = (message, httpCode, help, ErrorType: typeof NodeApiError = NodeApiError) => {
 		const safeMessage = withoutToken(message, session.token);
-		return new NodeApiError(node, { message: safeMessage } as JsonObject, {
+		return new ErrorType(node, { message: safeMessage } as JsonObject, {
 			message: safeMessage,
 			description: help ? `${help} ${requestLine}` : requestLine,
 			httpCode,
@@ -111,7 +108,7 @@ export async function serviceRequest(
 	};
 	const stopped = (problem: string) => fail(`The execution was stopped ${problem}; the request was not repeated`);
 
-	let mayHaveActed = false;
+	let anAttemptMayHaveActed = false;
 	for (let attempt = 1; ; attempt++) {
 		if (stop?.aborted) throw stopped('before the request was sent');
 		const sent = await sendAttempt.call(this, {
@@ -123,53 +120,45 @@ export async function serviceRequest(
 			timeoutMs: policy.timeoutMs,
 		});
 		if ('error' in sent && sent.cancelled) throw stopped('while waiting for the service');
-		const outcome: ServiceResponse | PassingFailure =
+		const outcome: ServiceResponse | FailedAttempt =
 			'response' in sent
-				? judgeAnswer(sent.response, request, mayHaveActed, session.token, fail)
+				? judgeAnswer(sent.response, request, anAttemptMayHaveActed, session.token, fail)
 				: judgeNoAnswer(sent.error, sent.timedOut, origin, policy.timeoutMs);
-		if (!isPassingFailure(outcome)) {
+		if (!isFailedAttempt(outcome)) {
 			requestPace.peek(this)?.speedUp();
 			return outcome;
 		}
 		if (outcome.httpCode === '429') requestPace.peek(this)?.slowDown();
-		throwIfFinal(outcome, request, attempt, policy, fail);
-		mayHaveActed ||= !outcome.notActedOn;
+		if (request.method === 'POST' && outcome.serviceMayHaveActed) {
+			throw fail(
+				`The outcome is unknown: ${outcome.problem}, so the service may or may not have created ${request.creates}. The request was not repeated, so that nothing is created twice.`,
+				outcome.httpCode,
+				'Check in the shop admin (or with Get Many / Get) what exists before running these items again.',
+				UnknownOutcome,
+			);
+		}
+		if (attempt > policy.maxRetries) {
+			const problem = outcome.problem.charAt(0).toUpperCase() + outcome.problem.slice(1);
+			throw fail(
+				`${problem}, after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'}`,
+				outcome.httpCode,
+				outcome.help,
+			);
+		}
+		anAttemptMayHaveActed ||= outcome.serviceMayHaveActed;
 		if (await pause(outcome.waitMs ?? backoffMs(policy.retryDelayMs, attempt), stop))
 			throw stopped(`while ${outcome.problem}`);
 	}
 }
 
-/** Errors of creates whose outcome is unknown: the service may or may not have acted on them. */
-const unknownOutcomes = new WeakSet<object>();
-
-/** Whether a request that creates something failed so that the service may or may not have created it. */
-export function isUnknownOutcome(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && unknownOutcomes.has(error);
-}
-
-/** A create the service may have acted on is never repeated; anything else is repeated until Retries run out. */
-function throwIfFinal(
-	outcome: PassingFailure,
-	request: ServiceRequest,
-	attempt: number,
-	policy: RequestPolicy,
-	fail: FailFunction,
-): void {
-	if (request.creates !== undefined && !outcome.notActedOn) {
-		const unknown = fail(
-			`The outcome is unknown: ${outcome.problem}, so the service may or may not have created ${request.creates}. The request was not repeated, so that nothing is created twice.`,
-			outcome.httpCode,
-			'Check in the shop admin (or with Get Many / Get) what exists before running these items again.',
-		);
-		unknownOutcomes.add(unknown);
-		throw unknown;
-	}
-	if (attempt > policy.maxRetries) {
-		const problem = outcome.problem.charAt(0).toUpperCase() + outcome.problem.slice(1);
-		throw fail(
-			`${problem}, after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'}`,
-			outcome.httpCode,
-			outcome.help,
-		);
+/**
+ * A create that failed after the service may have acted on it: it may or may not have created what it was sending.
+ * It is never sent again blindly; If Already Registered resolves it by looking the records up.
+ */
+export class UnknownOutcome extends NodeApiError {
+	constructor(...args: ConstructorParameters<typeof NodeApiError>) {
+		super(...args);
+		// n8n passes an error on with its item and description only when it carries one of its own error names.
+		this.name = 'NodeApiError';
 	}
 }

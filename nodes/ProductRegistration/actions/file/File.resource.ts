@@ -1,8 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { Operation } from '../operation';
 import * as upload from './upload.operation';
 
-export { upload };
+export const operations = { upload } satisfies Record<string, Operation>;
 
 export const description: INodeProperties[] = [
 	{
@@ -21,5 +22,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'upload',
 	},
-	...upload.description,
+	...Object.values(operations).flatMap((operation) => operation.description),
 ];

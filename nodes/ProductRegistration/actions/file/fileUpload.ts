@@ -1,11 +1,11 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import type { ItemInput } from '../../helpers/itemInput';
 import { InvalidValueError, optionalText, quote } from '../../helpers/values';
 import { requestPolicy, serviceRequest } from '../../transport/serviceRequest';
 import type { BinaryStream } from '../../transport/storageUpload';
 import { putToStorage } from '../../transport/storageUpload';
-import type { ItemInput } from '../itemInput';
 
 export interface UploadedFile {
 	url: string;

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { ItemInput } from '../../helpers/itemInput';
 import { requiredText } from '../../helpers/values';
-import { displayFor } from '../displayFor';
-import { ItemInput } from '../itemInput';
-import { concurrencyOption, optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../options';
+import { displayFor } from '../shownWhen';
 import { prepareUpload, upload } from './fileUpload';
 
 const properties: INodeProperties[] = [
@@ -38,6 +38,8 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = displayFor('file', 'upload', properties);
+
+export const runs = 'perItem';
 
 /** Uploads the item's file and returns its final address, ready to attach to a status as an asset URL. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

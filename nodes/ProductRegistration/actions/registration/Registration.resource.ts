@@ -1,12 +1,16 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { Operation } from '../operation';
 import * as create from './create.operation';
 import * as deleteRegistration from './delete.operation';
 import * as getAll from './getAll.operation';
 import * as update from './update.operation';
 import * as updateStatus from './updateStatus.operation';
 
-export { create, deleteRegistration as delete, getAll, update, updateStatus };
+export const operations = { create, delete: deleteRegistration, getAll, update, updateStatus } satisfies Record<
+	string,
+	Operation
+>;
 
 export const description: INodeProperties[] = [
 	{
@@ -49,9 +53,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'create',
 	},
-	...create.description,
-	...update.description,
-	...updateStatus.description,
-	...deleteRegistration.description,
-	...getAll.description,
+	...Object.values(operations).flatMap((operation) => operation.description),
 ];

@@ -1,22 +1,25 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { FieldNames } from '../../helpers/fieldMatching';
+import { ItemInput } from '../../helpers/itemInput';
 import { optionalText } from '../../helpers/values';
 import {
 	autoMapping,
 	batchSender,
-	batchSizeOption,
 	DEFINE_BELOW,
 	dataModeProperties,
 	inputFields,
 	MAP_AUTOMATICALLY,
 	onlyWhenDefinedBelow,
-} from '../batchCreate';
-import { displayFor } from '../displayFor';
-import { ItemInput } from '../itemInput';
-import { createdOnce, ifExistsOption, settleFirst } from './ifAlreadyRegistered';
-import { batchConcurrencyOption, optionsCollection } from '../requestOptions';
+} from '../batchedCreate';
+import type { BatchExecute } from '../operation';
+import { batchConcurrencyOption, batchSizeOption, optionsCollection } from '../options';
+import { displayFor } from '../shownWhen';
+import { CUSTOMER_ALIASES, CUSTOMER_LABELS, customerProperty, readCustomer } from './customerFields';
+import { ifExistsOption, settleExisting } from './ifAlreadyRegistered';
+import { sendOnce } from './lostCreate';
 import {
+	CORE_ALIASES,
 	CORE_LABELS,
 	coreFieldProperties,
 	extraFieldProperties,
@@ -26,51 +29,17 @@ import {
 
 const REQUIRED_FIELDS = ['productName', 'customerEmail'];
 
-const customerFields: Array<{ name: string; displayName: string; placeholder?: string; description?: string }> = [
-	{ name: 'firstName', displayName: 'First Name' },
-	{ name: 'lastName', displayName: 'Last Name' },
-	{ name: 'address1', displayName: 'Address Line 1' },
-	{ name: 'address2', displayName: 'Address Line 2' },
-	{ name: 'city', displayName: 'City' },
-	{
-		name: 'state',
-		displayName: 'State',
-		placeholder: 'NY',
-		description: 'State or region. Sent to the service under the key "State" (capital S), as its API expects.',
-	},
-	{ name: 'country', displayName: 'Country Code', placeholder: 'US', description: 'Country code, e.g. US or DE' },
-	{ name: 'postCode', displayName: 'Post Code' },
-	{ name: 'phone', displayName: 'Phone' },
-];
-
 /**
- * Map Automatically: the registration's fields and the customer's, by the names spreadsheet columns give them. A
- * customer field is also read from a `customer` object of the item (where `id` is the customer's ID).
+ * Map Automatically: every field a registration takes, by its own name and its aliases. A customer field is matched
+ * at the top level of the item (`customer.<field>`) or inside a `customer` object of the item.
  */
-const CUSTOMER_FIELD_NAMES: FieldNames = {
-	id: ['Customer ID'],
-	firstName: ['First Name'],
-	lastName: ['Last Name'],
-	address1: ['Address', 'Address Line 1', 'Street'],
-	address2: ['Address Line 2'],
-	city: ['Town'],
-	state: ['Region', 'Province'],
-	country: ['Country Code'],
-	postCode: ['Post Code', 'Zip', 'Zip Code', 'Postal Code'],
-	phone: ['Phone Number', 'Telephone'],
-};
-
 const REGISTRATION_FIELD_NAMES: FieldNames = {
-	productName: ['Product'],
-	customerEmail: ['Email', 'E-mail', 'Email Address'],
-	customerName: ['Name', 'Full Name'],
-	serialNumbers: ['Serial', 'Serials', 'Serial Number', 'Serial No'],
-	purchaseDate: ['Date of Purchase', 'Purchased'],
+	...CORE_ALIASES,
 	type: ['Form', 'Form Slug'],
 	customer: [],
 	// At the top level an "id" column is the row's, not the customer's: only "Customer ID" names the customer.
 	...Object.fromEntries(
-		Object.entries(CUSTOMER_FIELD_NAMES).map(([field, names]) => [
+		Object.entries(CUSTOMER_ALIASES).map(([field, names]) => [
 			`customer.${field}`,
 			field === 'id' ? names : [field, ...names],
 		]),
@@ -81,12 +50,11 @@ const REGISTRATION_LABELS: Record<string, string> = {
 	...CORE_LABELS,
 	type: 'Form Slug',
 	customer: 'Customer',
-	'customer.id': 'Customer ID',
-	...Object.fromEntries(customerFields.map(({ name, displayName }) => [`customer.${name}`, `Customer ${displayName}`])),
+	...Object.fromEntries(Object.entries(CUSTOMER_LABELS).map(([field, label]) => [`customer.${field}`, label])),
 };
 
 const registrationMapping = autoMapping(REGISTRATION_FIELD_NAMES, REGISTRATION_LABELS, REQUIRED_FIELDS);
-const customerMapping = autoMapping(CUSTOMER_FIELD_NAMES, {}, []);
+const customerMapping = autoMapping(CUSTOMER_ALIASES, {}, []);
 
 const IGNORE_UNMATCHED = 'ignore';
 const SEND_UNMATCHED = 'sendAsExtraFields';
@@ -107,31 +75,7 @@ const properties: INodeProperties[] = [
 			placeholder: 'Add Field',
 			default: {},
 			options: [
-				{
-					displayName: 'Customer',
-					name: 'customer',
-					type: 'fixedCollection',
-					placeholder: 'Add Customer Details',
-					default: {},
-					description: "The customer's platform ID and address",
-					options: [
-						{
-							displayName: 'Details',
-							name: 'details',
-							values: [
-								{
-									displayName: 'Customer ID',
-									name: 'id',
-									type: 'string',
-									default: '',
-									placeholder: 'e.g. 4567',
-									description: "The customer's ID in the shop platform (a number)",
-								},
-								...customerFields.map((field): INodeProperties => ({ ...field, type: 'string', default: '' })),
-							],
-						},
-					],
-				},
+				customerProperty,
 				...extraFieldProperties,
 				{
 					displayName: 'Form Slug',
@@ -170,25 +114,6 @@ const properties: INodeProperties[] = [
 
 export const description = displayFor('registration', 'create', properties);
 
-/** The customer object as the API spells it (`State` with a capital S); blank values left out. */
-function readCustomer(input: ItemInput, details: IDataObject | undefined): IDataObject | undefined {
-	if (!details) return undefined;
-	const customer: IDataObject = {};
-	const id = details.id;
-	if (id !== undefined && id !== '' && id !== 0 && id !== null) {
-		const numericId = Number(id);
-		if (!Number.isInteger(numericId) || numericId < 1) {
-			throw input.error(`The Customer ID of item ${input.itemIndex} is not a customer ID: ${JSON.stringify(id)}`);
-		}
-		customer.id = numericId;
-	}
-	for (const { name, displayName } of customerFields) {
-		const value = input.convert(details[name], `Customer ${displayName}`, optionalText);
-		if (value !== undefined) customer[name === 'state' ? 'State' : name] = value;
-	}
-	return Object.keys(customer).length === 0 ? undefined : customer;
-}
-
 /** Where one registration's values come from, in either mapping mode. */
 interface RegistrationValues {
 	core: IDataObject;
@@ -218,7 +143,7 @@ function valuesFromInput(input: ItemInput): RegistrationValues {
 		throw input.error(`The customer field of item ${input.itemIndex} must be an object with the customer's details`);
 	}
 	const customer: IDataObject = nested ? { ...customerMapping.match(nested as IDataObject).matched } : {};
-	for (const field of Object.keys(CUSTOMER_FIELD_NAMES)) {
+	for (const field of Object.keys(CUSTOMER_ALIASES)) {
 		if (matched[`customer.${field}`] !== undefined) customer[field] = matched[`customer.${field}`];
 	}
 	const sendUnmatched = input.collection('options').unmatchedFields === SEND_UNMATCHED;
@@ -231,7 +156,7 @@ function valuesFromInput(input: ItemInput): RegistrationValues {
 }
 
 /** One registration as the API takes it: standard fields, form slug, customer, and extra fields at the top level. */
-export function toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject {
+function registrationEntry(this: IExecuteFunctions, itemIndex: number): IDataObject {
 	const input = new ItemInput(this, itemIndex);
 	const values =
 		input.raw('dataMode', DEFINE_BELOW) === MAP_AUTOMATICALLY ? valuesFromInput(input) : valuesFromParameters(input);
@@ -246,7 +171,14 @@ export function toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject
 	return registration;
 }
 
-/** One POST per batch; one result per entry (with If Already Registered, a lost answer resolved by a lookup). */
-export const sendBatch = createdOnce(batchSender('registrations', 'registrations', 'registration'));
+export const runs = 'inBatches';
 
-export { settleFirst };
+/**
+ * Each item's registration, sent in batches (one POST each). With If Already Registered, what the service holds
+ * already is settled first, and a batch whose answer is lost is resolved by a lookup instead of being sent again.
+ */
+export const execute: BatchExecute = {
+	entry: registrationEntry,
+	settle: settleExisting,
+	send: sendOnce(batchSender('registrations', 'registrations', 'registration')),
+};

@@ -1,15 +1,17 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { ItemInput } from '../../helpers/itemInput';
 import { serviceRequest } from '../../transport/serviceRequest';
-import { displayFor } from '../displayFor';
-import { ItemInput } from '../itemInput';
-import { concurrencyOption, optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../options';
+import { displayFor } from '../shownWhen';
 import { readRegistrationId, registrationIdProperty, registrationTarget } from './registrationFields';
 
 export const description = displayFor('registration', 'delete', [
 	registrationIdProperty,
 	optionsCollection([concurrencyOption]),
 ]);
+
+export const runs = 'perItem';
 
 /** DELETE /api/registrations/:regId; a 200 means it is gone. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { booleanValue, listFromBody, optionalEmail, optionalText, positiveWholeNumber } from '../../helpers/values';
+import { ItemInput } from '../../helpers/itemInput';
+import { booleanValue, listFromBody, optionalEmail, optionalText, wholeNumber } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
-import { displayFor } from '../displayFor';
-import { ItemInput } from '../itemInput';
-import { concurrencyOption, optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../options';
+import { displayFor } from '../shownWhen';
 
 const properties: INodeProperties[] = [
 	{
@@ -62,6 +62,8 @@ const properties: INodeProperties[] = [
 
 export const description = displayFor('registration', 'getAll', properties);
 
+export const runs = 'perItem';
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const input = new ItemInput(this, itemIndex);
 	const returnAll = input.parameter('returnAll', 'Return All', booleanValue);
@@ -78,7 +80,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	let limit: number | undefined;
 	if (!returnAll) {
-		limit = input.parameter('limit', 'Limit', positiveWholeNumber);
+		limit = input.parameter('limit', 'Limit', wholeNumber(1));
 		qs.limit = limit;
 	}
 

@@ -1,24 +1,24 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { ListedRegistration } from '../../helpers/listedRegistration';
-import { readListedRegistration, sameRegistration } from '../../helpers/listedRegistration';
+import { sameRegistration } from '../../helpers/listedRegistration';
 import { runConcurrently } from '../../helpers/pace';
 import { runParameters } from '../../helpers/runParameters';
-import { isUnknownOutcome, requestPolicy, serviceRequest } from '../../transport/serviceRequest';
-import type { PendingEntry, Settlement } from '../batchCreate';
-import { DEFAULT_CONCURRENCY } from '../requestOptions';
-import { registrationTarget } from './registrationFields';
+import { serviceRequest } from '../../transport/serviceRequest';
+import type { PendingEntry, Settlement } from '../operation';
+import { DEFAULT_CONCURRENCY } from '../runItems';
+import type { ExistingRegistration } from './existingRegistrations';
+import { registrationsOf } from './existingRegistrations';
+import { CORE_KEYS, registrationTarget } from './registrationFields';
 
 /**
  * If Already Registered (Registration → Create): a scheduled import of the same sheet registers nothing twice. Before
  * anything is created, the service is asked once per distinct e-mail for the registrations it holds; an item whose
  * registration is listed there (same product name, and a serial number in common when both have serial numbers) is
- * skipped or updated, and of items of the run that match each other only the first is handled. A create whose answer
- * is lost is resolved by the same lookup instead of being reported as an unknown outcome.
+ * skipped or updated, and of items of the run that match each other only the first is handled.
  */
 
-const CREATE_ANYWAY = 'create';
+export const CREATE_ANYWAY = 'create';
 const SKIP = 'skip';
 const UPDATE = 'update';
 
@@ -48,51 +48,18 @@ export const ifExistsOption: INodeProperties = {
 		'A registration already exists when the service lists one for the customer e-mail with the same product name (case and spaces ignored) and, when both have serial numbers, a serial number in common. With Skip or Update every output item says its outcome: created, skipped or updated.',
 };
 
-function ifExistsMode(context: IExecuteFunctions): string {
+export function ifExistsMode(context: IExecuteFunctions): string {
 	return runParameters(context).get('options.ifExists', 0, CREATE_ANYWAY) as string;
 }
 
-interface Listed {
-	listed: ListedRegistration;
-	/** The registration as the service listed it, for the output. */
-	record: IDataObject;
+/** The key an entry's customer is looked up by: e-mail addresses are compared without case. */
+export const emailKey = (entry: IDataObject) => String(entry.customerEmail ?? '').toLowerCase();
+
+/** The registration among `existing` that an entry names, by the matching rule. */
+export function findSame(existing: ExistingRegistration[], entry: IDataObject): ExistingRegistration | undefined {
+	return existing.find(({ listed }) => sameRegistration(listed, asRegistration(entry)));
 }
 
-/** What an e-mail's lookup gave: the registrations listed for it, or why they could not be known. */
-type Listing = Listed[] | { error: unknown };
-
-const emailOf = (entry: IDataObject) => String(entry.customerEmail ?? '').toLowerCase();
-
-/**
- * The registrations the service lists for an e-mail. Its answer's shape is not documented; it is read the way Get
- * Many reads it, and an answer that does not read as registrations with product names is an error, never a guess.
- */
-async function registrationsOf(this: IExecuteFunctions, email: string, itemIndex: number): Promise<Listed[]> {
-	const { body } = await serviceRequest.call(this, { method: 'GET', path: 'registrations', qs: { email } }, itemIndex);
-	const list = Array.isArray(body)
-		? body
-		: body !== null && typeof body === 'object'
-			? [(body as IDataObject).registrations, (body as IDataObject).data, (body as IDataObject).items].find(
-					Array.isArray,
-				)
-			: body === undefined
-				? []
-				: undefined;
-	const unreadable = (why: string) => {
-		const message = `The service's list of registrations for ${email} could not be read (${why}), so it is not known whether item ${itemIndex} is registered already; nothing was sent for it`;
-		return new NodeApiError(this.getNode(), { message }, { message, itemIndex });
-	};
-	if (list === undefined) throw unreadable('the answer is not a list');
-	return list.map((record) => {
-		if (record === null || typeof record !== 'object' || Array.isArray(record))
-			throw unreadable('an entry is not an object');
-		const listed = readListedRegistration(record as IDataObject);
-		if (listed.productName === undefined) throw unreadable('an entry has no productName');
-		return { listed, record: record as IDataObject };
-	});
-}
-
-/** The registration an entry names, as the matching rule reads it. */
 function asRegistration(entry: IDataObject): { productName?: string; serialNumbers?: string[] } {
 	return {
 		productName: entry.productName as string | undefined,
@@ -100,7 +67,14 @@ function asRegistration(entry: IDataObject): { productName?: string; serialNumbe
 	};
 }
 
-const CORE_KEYS = ['productName', 'customerEmail', 'customerName', 'serialNumbers', 'purchaseDate'];
+/** One customer e-mail of the run: the first entry of each distinct registration it names, and what is listed. */
+interface Customer {
+	/** The e-mail as its first item gives it, and that item, which a failed lookup's error names. */
+	email: string;
+	firstItemIndex: number;
+	firsts: PendingEntry[];
+	existing?: ExistingRegistration[] | { error: unknown };
+}
 
 /** The body of Update for an entry of Create: its standard fields, and its extra form fields under `fields`. */
 function updateOf(entry: IDataObject): IDataObject {
@@ -132,27 +106,11 @@ function holdsAlready(update: IDataObject, record: IDataObject): boolean {
 	);
 }
 
-/** Looks up each distinct e-mail once, up to the per-item concurrency at once; a failed lookup fails only its e-mail. */
-async function lookUp(
-	this: IExecuteFunctions,
-	firstItemOfEmail: Map<string, number>,
-	entryEmail: Map<string, string>,
-): Promise<Map<string, Listing>> {
-	const emails = [...firstItemOfEmail.keys()];
-	const listings = new Map<string, Listing>();
-	await runConcurrently(this, emails.length, DEFAULT_CONCURRENCY, false, async (index) => {
-		const email = emails[index];
-		try {
-			listings.set(email, await registrationsOf.call(this, entryEmail.get(email)!, firstItemOfEmail.get(email)!));
-		} catch (error) {
-			listings.set(email, { error });
-		}
-	});
-	return listings;
-}
-
-/** The `settleFirst` of Registration → Create: nothing to settle unless If Already Registered is Skip or Update. */
-export async function settleFirst(
+/**
+ * The `settle` of Registration → Create: with Skip or Update, each entry the service holds already is skipped or
+ * updated, and each entry that repeats an earlier one of the run is skipped; with Create Anyway nothing is settled.
+ */
+export async function settleExisting(
 	this: IExecuteFunctions,
 	pending: PendingEntry[],
 ): Promise<Array<Settlement | undefined>> {
@@ -161,50 +119,54 @@ export async function settleFirst(
 	const settlements: Array<Settlement | undefined> = new Array(pending.length);
 
 	// Of entries of this run that match each other, the first is handled; the later ones repeat it.
-	const firstsByEmail = new Map<string, PendingEntry[]>();
+	const customers = new Map<string, Customer>();
 	const handled: number[] = [];
-	const firstItemOfEmail = new Map<string, number>();
-	const entryEmail = new Map<string, string>();
 	pending.forEach((candidate, position) => {
-		const email = emailOf(candidate.entry);
-		const firsts = firstsByEmail.get(email) ?? [];
-		const repeated = firsts.find((first) =>
+		const key = emailKey(candidate.entry);
+		let customer = customers.get(key);
+		if (customer === undefined) {
+			customer = { email: String(candidate.entry.customerEmail), firstItemIndex: candidate.itemIndex, firsts: [] };
+			customers.set(key, customer);
+		}
+		const repeated = customer.firsts.find((first) =>
 			sameRegistration(asRegistration(first.entry), asRegistration(candidate.entry)),
 		);
 		if (repeated) {
-			settlements[position] = {
-				sameAs: repeated.itemIndex,
-				json: { outcome: 'skipped', repeatsItem: repeated.itemIndex },
-			};
+			const json = { outcome: 'skipped', repeatsItem: repeated.itemIndex };
+			settlements[position] = { sameAs: repeated.itemIndex, json };
 			return;
 		}
-		firstsByEmail.set(email, [...firsts, candidate]);
+		customer.firsts.push(candidate);
 		handled.push(position);
-		if (!firstItemOfEmail.has(email)) {
-			firstItemOfEmail.set(email, candidate.itemIndex);
-			entryEmail.set(email, String(candidate.entry.customerEmail));
-		}
 	});
 
-	const listings = await lookUp.call(this, firstItemOfEmail, entryEmail);
+	// Each e-mail is looked up once, up to the per-item concurrency at once; a failed lookup fails only its e-mail.
+	const lookups = [...customers.values()];
+	await runConcurrently(this, lookups.length, DEFAULT_CONCURRENCY, false, async (index) => {
+		const customer = lookups[index];
+		customer.existing = await registrationsOf
+			.call(this, customer.email, customer.firstItemIndex)
+			.catch((error: unknown) => ({ error }));
+	});
+
 	const updates: Array<{ position: number; id: string; registration: IDataObject }> = [];
 	for (const position of handled) {
 		const { entry, itemIndex } = pending[position];
-		const listing = listings.get(emailOf(entry))!;
-		if ('error' in listing) {
-			settlements[position] = listing;
+		const existing = customers.get(emailKey(entry))!.existing!;
+		if ('error' in existing) {
+			settlements[position] = existing;
 			continue;
 		}
-		const existing = listing.find(({ listed }) => sameRegistration(listed, asRegistration(entry)));
-		if (existing === undefined) continue;
+		const same = findSame(existing, entry);
+		if (same === undefined) continue;
 		const registration = updateOf(entry);
-		if (mode === SKIP || holdsAlready(registration, existing.record)) {
-			settlements[position] = { json: { outcome: 'skipped', ...existing.record } };
-		} else if (existing.listed.id === undefined) {
+		if (mode === SKIP || holdsAlready(registration, same.record)) {
+			settlements[position] = { json: { outcome: 'skipped', ...same.record } };
+		} else if (same.listed.id === undefined) {
 			const message = `The service lists a registration for item ${itemIndex} but without an id, so it cannot be updated`;
 			settlements[position] = { error: new NodeApiError(this.getNode(), { message }, { message, itemIndex }) };
 		} else {
-			updates.push({ position, id: existing.listed.id, registration });
+			updates.push({ position, id: same.listed.id, registration });
 		}
 	}
 
@@ -226,76 +188,4 @@ export async function settleFirst(
 		}
 	});
 	return settlements;
-}
-
-/**
- * With Skip or Update, a create whose answer was lost (the connection dropped after sending, the Timeout passed, a
- * proxy answered HTML) is not left as an unknown outcome: the e-mails of its entries are looked up, entries found are
- * created, the others are sent again, counting against Retries. If a lookup fails, the unknown outcome stands.
- */
-export function createdOnce(
-	send: (this: IExecuteFunctions, entries: IDataObject[], itemIndexes: number[]) => Promise<IDataObject[]>,
-) {
-	return async function sendBatch(
-		this: IExecuteFunctions,
-		entries: IDataObject[],
-		itemIndexes: number[],
-	): Promise<IDataObject[]> {
-		if (ifExistsMode(this) === CREATE_ANYWAY) return await send.call(this, entries, itemIndexes);
-		const results: IDataObject[] = new Array(entries.length);
-		let open = entries.map((_, position) => position);
-		const { maxRetries } = requestPolicy(this, itemIndexes[0]);
-		for (let attempt = 1; ; attempt++) {
-			const sent = await send
-				.call(
-					this,
-					open.map((position) => entries[position]),
-					open.map((position) => itemIndexes[position]),
-				)
-				.then(
-					(created) => ({ created }),
-					(error: unknown) => ({ error }),
-				);
-			if ('created' in sent) {
-				open.forEach((position, index) => (results[position] = { outcome: 'created', ...sent.created[index] }));
-				return results;
-			}
-			if (!isUnknownOutcome(sent.error)) throw sent.error;
-			const notFound = await stillToCreate.call(this, entries, itemIndexes, open, results).then(
-				(positions) => positions,
-				() => undefined,
-			);
-			// A failed lookup leaves the outcome unknown, as without If Already Registered.
-			if (notFound === undefined) throw sent.error;
-			open = notFound;
-			if (open.length === 0) return results;
-			if (attempt > maxRetries) throw sent.error;
-		}
-	};
-}
-
-/** The entries (positions) not found at the service after a lost create; those found get their result. */
-async function stillToCreate(
-	this: IExecuteFunctions,
-	entries: IDataObject[],
-	itemIndexes: number[],
-	open: number[],
-	results: IDataObject[],
-): Promise<number[]> {
-	const listings = new Map<string, Listed[]>();
-	for (const position of open) {
-		const email = emailOf(entries[position]);
-		if (!listings.has(email))
-			listings.set(
-				email,
-				await registrationsOf.call(this, String(entries[position].customerEmail), itemIndexes[position]),
-			);
-	}
-	return open.filter((position) => {
-		const found = listings
-			.get(emailOf(entries[position]))!
-			.find(({ listed }) => sameRegistration(listed, asRegistration(entries[position])));
-		if (found) results[position] = { outcome: 'created', ...found.record };
-		return found === undefined;
-	});
 }

@@ -1,5 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
+import type { FieldNames } from '../../helpers/fieldMatching';
+import type { ItemInput } from '../../helpers/itemInput';
 import {
 	optionalCalendarDate,
 	optionalEmail,
@@ -9,52 +11,89 @@ import {
 	pathSegmentText,
 	requiredText,
 } from '../../helpers/values';
-import type { ItemInput } from '../itemInput';
 
-/** The registration fields the API names, as parameters; create shows them on top, update inside "Update Fields". */
-export const coreFieldProperties: INodeProperties[] = [
+/**
+ * The registration's standard fields, as the API names them: the parameter (Create shows them on top, Update inside
+ * "Update Fields"), how a mapped value is converted, and the other names Map Automatically knows the field by.
+ */
+const STANDARD_FIELDS: Array<{ property: INodeProperties; convert: (value: unknown) => unknown; aliases: string[] }> = [
 	{
-		displayName: 'Product Name',
-		name: 'productName',
-		type: 'string',
-		default: '',
-		placeholder: 'Kettle K1',
-		description: 'Name of the product being registered',
+		property: {
+			displayName: 'Product Name',
+			name: 'productName',
+			type: 'string',
+			default: '',
+			placeholder: 'Kettle K1',
+			description: 'Name of the product being registered',
+		},
+		convert: optionalText,
+		aliases: ['Product'],
 	},
 	{
-		displayName: 'Customer Email',
-		name: 'customerEmail',
-		type: 'string',
-		default: '',
-		placeholder: 'name@email.com',
-		description: "The customer's email address",
+		property: {
+			displayName: 'Customer Email',
+			name: 'customerEmail',
+			type: 'string',
+			default: '',
+			placeholder: 'name@email.com',
+			description: "The customer's email address",
+		},
+		convert: optionalEmail,
+		aliases: ['Email', 'E-mail', 'Email Address'],
 	},
 	{
-		displayName: 'Customer Name',
-		name: 'customerName',
-		type: 'string',
-		default: '',
-		placeholder: 'Ann Lee',
-		description: "The customer's full name",
+		property: {
+			displayName: 'Customer Name',
+			name: 'customerName',
+			type: 'string',
+			default: '',
+			placeholder: 'Ann Lee',
+			description: "The customer's full name",
+		},
+		convert: optionalText,
+		aliases: ['Name', 'Full Name'],
 	},
 	{
-		displayName: 'Serial Numbers',
-		name: 'serialNumbers',
-		type: 'string',
-		default: '',
-		placeholder: 'KT-2024-0001, KT-2024-0002',
-		description:
-			'Serial numbers being registered: comma-separated text, or a list mapped from the input. Known serial numbers become registered.',
+		property: {
+			displayName: 'Serial Numbers',
+			name: 'serialNumbers',
+			type: 'string',
+			default: '',
+			placeholder: 'KT-2024-0001, KT-2024-0002',
+			description:
+				'Serial numbers being registered: comma-separated text, or a list mapped from the input. Known serial numbers become registered.',
+		},
+		convert: optionalTextList,
+		aliases: ['Serial', 'Serials', 'Serial Number', 'Serial No'],
 	},
 	{
-		displayName: 'Purchase Date',
-		name: 'purchaseDate',
-		type: 'dateTime',
-		default: '',
-		description:
-			'When the product was bought: 2024-03-01, an ISO timestamp, or a date from an expression such as {{ $now }}. Sent as YYYY-MM-DD.',
+		property: {
+			displayName: 'Purchase Date',
+			name: 'purchaseDate',
+			type: 'dateTime',
+			default: '',
+			description:
+				'When the product was bought: 2024-03-01, an ISO timestamp, or a date from an expression such as {{ $now }}. Sent as YYYY-MM-DD.',
+		},
+		convert: optionalCalendarDate,
+		aliases: ['Date of Purchase', 'Purchased'],
 	},
 ];
+
+export const coreFieldProperties: INodeProperties[] = STANDARD_FIELDS.map(({ property }) => property);
+
+/** The standard fields' keys in the API. */
+export const CORE_KEYS = coreFieldProperties.map(({ name }) => name);
+
+/** The standard fields' names as the editor shows them, for messages. */
+export const CORE_LABELS: Record<string, string> = Object.fromEntries(
+	coreFieldProperties.map(({ name, displayName }) => [name, displayName]),
+);
+
+/** The other names Map Automatically knows each standard field by. */
+export const CORE_ALIASES: FieldNames = Object.fromEntries(
+	STANDARD_FIELDS.map(({ property, aliases }) => [property.name, aliases]),
+);
 
 export const extraFieldProperties: INodeProperties[] = [
 	{
@@ -99,25 +138,8 @@ export const extraFieldProperties: INodeProperties[] = [
 	},
 ];
 
-/** The standard fields' names as the editor shows them, for messages. */
-export const CORE_LABELS: Record<string, string> = {
-	productName: 'Product Name',
-	customerEmail: 'Customer Email',
-	customerName: 'Customer Name',
-	serialNumbers: 'Serial Numbers',
-	purchaseDate: 'Purchase Date',
-};
-
-const CORE_CONVERTERS: Record<string, (value: unknown) => unknown> = {
-	productName: optionalText,
-	customerEmail: optionalEmail,
-	customerName: optionalText,
-	serialNumbers: optionalTextList,
-	purchaseDate: optionalCalendarDate,
-};
-
 /** Keys the API gives a meaning of its own; an extra field of that name would overwrite them (or the token). */
-const RESERVED_KEYS = new Set([...Object.keys(CORE_LABELS), 'type', 'customer', 'fields', 'accessToken']);
+const RESERVED_KEYS = new Set([...CORE_KEYS, 'type', 'customer', 'fields', 'accessToken']);
 
 /**
  * The standard fields set in `values`, converted to what the API takes; blank ones are left out.
@@ -125,8 +147,8 @@ const RESERVED_KEYS = new Set([...Object.keys(CORE_LABELS), 'type', 'customer', 
  */
 export function readCoreFields(input: ItemInput, values: IDataObject, required: string[] = []): IDataObject {
 	const fields: IDataObject = {};
-	for (const [key, convert] of Object.entries(CORE_CONVERTERS)) {
-		const label = CORE_LABELS[key];
+	for (const { property, convert } of STANDARD_FIELDS) {
+		const { name: key, displayName: label } = property;
 		const value = input.convert(values[key], label, convert);
 		if (value === undefined) {
 			if (required.includes(key)) input.convert(undefined, label, requiredText);
@@ -196,9 +218,9 @@ export function readRegistrationId(input: ItemInput): string {
  * Where a request about one registration goes, and how a 404 names it: the ID percent-encoded so `/`, `#`, `?` and
  * spaces stay inside one path segment; `below` adds a sub-path such as `/status`.
  */
-export function registrationTarget(registrationId: string, below = ''): { path: string; names: string } {
+export function registrationTarget(registrationId: string, below = ''): { path: string; record: string } {
 	return {
 		path: `registrations/${encodeURIComponent(registrationId)}${below}`,
-		names: `registration "${registrationId}"`,
+		record: `registration "${registrationId}"`,
 	};
 }

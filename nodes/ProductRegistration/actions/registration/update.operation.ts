@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { ItemInput } from '../../helpers/itemInput';
 import { asObject } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
-import { displayFor } from '../displayFor';
-import { ItemInput } from '../itemInput';
-import { alphabetical, concurrencyOption, optionsCollection } from '../requestOptions';
+import { alphabetical, concurrencyOption, optionsCollection } from '../options';
+import { displayFor } from '../shownWhen';
 import {
 	coreFieldProperties,
 	extraFieldProperties,
@@ -29,6 +29,8 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = displayFor('registration', 'update', properties);
+
+export const runs = 'perItem';
 
 /** PUT /api/registrations/:regId with the changed fields; extra form fields go under `fields`, as the API wants on change. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { ItemInput } from '../../helpers/itemInput';
 import {
 	asObject,
 	booleanValue,
@@ -9,10 +10,9 @@ import {
 	requiredText,
 } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
-import { displayFor } from '../displayFor';
 import { prepareUpload, upload } from '../file/fileUpload';
-import { ItemInput } from '../itemInput';
-import { concurrencyOption, optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../options';
+import { displayFor } from '../shownWhen';
 import { readRegistrationId, registrationIdProperty, registrationTarget } from './registrationFields';
 
 const properties: INodeProperties[] = [
@@ -113,6 +113,8 @@ function readAssets(input: ItemInput, additional: IDataObject): IDataObject[] {
 		};
 	});
 }
+
+export const runs = 'perItem';
 
 /** POST /api/registrations/:regId/status; the answer is the updated registration. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

@@ -1,10 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { Operation } from '../operation';
 import * as create from './create.operation';
 import * as get from './get.operation';
 import * as getUnregistered from './getUnregistered.operation';
 
-export { create, get, getUnregistered };
+export const operations = { create, get, getUnregistered } satisfies Record<string, Operation>;
 
 export const description: INodeProperties[] = [
 	{
@@ -35,7 +36,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'create',
 	},
-	...create.description,
-	...get.description,
-	...getUnregistered.description,
+	...Object.values(operations).flatMap((operation) => operation.description),
 ];

@@ -1,19 +1,19 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { ItemInput } from '../../helpers/itemInput';
 import { optionalText, optionalTextList, requiredText } from '../../helpers/values';
 import {
 	autoMapping,
 	batchSender,
-	batchSizeOption,
 	dataModeProperties,
 	DEFINE_BELOW,
 	inputFields,
 	MAP_AUTOMATICALLY,
 	onlyWhenDefinedBelow,
-} from '../batchCreate';
-import { displayFor } from '../displayFor';
-import { ItemInput } from '../itemInput';
-import { batchConcurrencyOption, optionsCollection } from '../requestOptions';
+} from '../batchedCreate';
+import type { BatchExecute } from '../operation';
+import { batchConcurrencyOption, batchSizeOption, optionsCollection } from '../options';
+import { displayFor } from '../shownWhen';
 import { serialNumberProperty } from './serialNumberFields';
 
 const LABELS = { serialNumber: 'Serial Number', sku: 'SKU', customerTags: 'Customer Tags' };
@@ -56,7 +56,7 @@ const properties: INodeProperties[] = [
 export const description = displayFor('serialNumber', 'create', properties);
 
 /** One serial number as the API takes it; the tags as the comma-separated text it expects. */
-export function toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject {
+function serialNumberEntry(this: IExecuteFunctions, itemIndex: number): IDataObject {
 	const input = new ItemInput(this, itemIndex);
 	const values =
 		input.raw('dataMode', DEFINE_BELOW) === MAP_AUTOMATICALLY
@@ -70,5 +70,10 @@ export function toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject
 	return entry;
 }
 
-/** One POST per batch; one result per entry. */
-export const sendBatch = batchSender('serial_numbers', 'serialNumbers', 'serial number');
+export const runs = 'inBatches';
+
+/** Each item's serial number, sent in batches: one POST per batch, one result per entry. */
+export const execute: BatchExecute = {
+	entry: serialNumberEntry,
+	send: batchSender('serial_numbers', 'serialNumbers', 'serial number'),
+};

@@ -1,16 +1,21 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { ItemInput } from '../../helpers/itemInput';
 import { asObject, pathSegmentText } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
-import { displayFor } from '../displayFor';
-import { ItemInput } from '../itemInput';
-import { concurrencyOption, optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../options';
+import { displayFor } from '../shownWhen';
 import { serialNumberPath, serialNumberProperty } from './serialNumberFields';
 
 export const description = displayFor('serialNumber', 'get', [
-	{ ...serialNumberProperty, description: `${serialNumberProperty.description}. The output says found: true or false.` },
+	{
+		...serialNumberProperty,
+		description: `${serialNumberProperty.description}. The output says found: true or false.`,
+	},
 	optionsCollection([concurrencyOption]),
 ]);
+
+export const runs = 'perItem';
 
 /** GET /api/serial_numbers/{serialNumber}: 200 is the serial's data, 204 means the service does not know it. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

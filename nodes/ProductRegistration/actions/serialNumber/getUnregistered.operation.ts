@@ -3,8 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { executionScoped } from '../../helpers/executionScope';
 import { asObject } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
-import { displayFor } from '../displayFor';
-import { concurrencyOption, optionsCollection } from '../requestOptions';
+import { concurrencyOption, optionsCollection } from '../options';
+import { displayFor } from '../shownWhen';
 
 /**
  * The service picks an unregistered serial at random and reserves nothing, so it may offer a serial again that an
@@ -33,6 +33,8 @@ function serialIdentity(serial: IDataObject): string {
 	}
 	return JSON.stringify(serial);
 }
+
+export const runs = 'perItem';
 
 /** GET /api/serial_number: a random unregistered serial not yet given to another item of this execution. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

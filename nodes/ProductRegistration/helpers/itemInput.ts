@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, IGetNodeParameterOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { runParameters } from '../helpers/runParameters';
-import { InvalidValueError } from '../helpers/values';
+import { runParameters } from './runParameters';
+import { InvalidValueError } from './values';
 
 /**
  * What one input item gives an operation. Every value is read through a converter, and a value that cannot be

@@ -1,6 +1,13 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_REQUEST_POLICY, MAX_RETRIES } from '../transport/serviceRequest';
+import {
+	DEFAULT_BATCH_CONCURRENCY,
+	DEFAULT_BATCH_SIZE,
+	DEFAULT_CONCURRENCY,
+	MAX_BATCH_SIZE,
+	MAX_CONCURRENCY,
+} from './runItems';
 
 const {
 	maxRetries: DEFAULT_RETRIES,
@@ -39,12 +46,6 @@ const requestOptionProperties: INodeProperties[] = [
 	},
 ];
 
-/** Requests in flight at once for operations that send one request per item; halved while the service answers 429. */
-export const DEFAULT_CONCURRENCY = 50;
-export const MAX_CONCURRENCY = 100;
-/** Batches of a create in flight at once: each carries up to Batch Size records, so fewer than single requests. */
-export const DEFAULT_BATCH_CONCURRENCY = 4;
-
 function concurrencyProperty(howMany: string, defaultConcurrency: number): INodeProperties {
 	return {
 		displayName: 'Concurrency',
@@ -61,6 +62,18 @@ export const concurrencyOption = concurrencyProperty(
 	DEFAULT_CONCURRENCY,
 );
 export const batchConcurrencyOption = concurrencyProperty('How many batches to send', DEFAULT_BATCH_CONCURRENCY);
+
+/** The `options.batchSize` parameter of a batched create. */
+export function batchSizeOption(records: string): INodeProperties {
+	return {
+		displayName: 'Batch Size',
+		name: 'batchSize',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_BATCH_SIZE },
+		default: DEFAULT_BATCH_SIZE,
+		description: `How many ${records} to send in one request. Input items are sent in batches of this size; a batch the service refuses fails only its own items.`,
+	};
+}
 
 /** Options of a collection in alphabetical order, as the editor's Add Option list should show them. */
 export function alphabetical(properties: INodeProperties[]): INodeProperties[] {

@@ -3,36 +3,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { batchDescription, resultPerEntry } from '../helpers/batching';
 import type { FieldNames, MatchedFields } from '../helpers/fieldMatching';
 import { describeNames, fieldMatcher } from '../helpers/fieldMatching';
+import type { ItemInput } from '../helpers/itemInput';
 import { serviceRequest } from '../transport/serviceRequest';
-import type { ItemInput } from './itemInput';
+import { shownWhen } from './shownWhen';
 
-/** An input item's entry, waiting to be created. */
-export interface PendingEntry {
-	itemIndex: number;
-	entry: IDataObject;
-}
-
-/**
- * How an entry was settled without being created: its result, its failure, or — for an entry that repeats the
- * entry of an earlier item (`sameAs`, its item index) — fields to put over that item's result.
- */
-export type Settlement = { json: IDataObject } | { error: unknown } | { sameAs: number; json: IDataObject };
-
-/** The API takes many records in one POST (its maximum is not documented); 100 keeps each request modest. */
-export const DEFAULT_BATCH_SIZE = 100;
-export const MAX_BATCH_SIZE = 1000;
-
-/** The `options.batchSize` parameter of a batched create. */
-export function batchSizeOption(records: string): INodeProperties {
-	return {
-		displayName: 'Batch Size',
-		name: 'batchSize',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: MAX_BATCH_SIZE },
-		default: DEFAULT_BATCH_SIZE,
-		description: `How many ${records} to send in one request. Input items are sent in batches of this size; a batch the service refuses fails only its own items.`,
-	};
-}
+/** What the two creates (registrations, serial numbers) share: the mapping mode, Map Automatically, the batch sender. */
 
 /** How a create takes its values: from the parameters below, or from the item's own fields (Map Automatically). */
 export const DEFINE_BELOW = 'defineBelow';
@@ -70,15 +45,9 @@ export function dataModeProperties(records: string, fieldList: string): INodePro
 	];
 }
 
-/** Only in the mode given: the parameters of Define Below are hidden in Map Automatically. */
+/** Parameters of Define Below: hidden in Map Automatically. */
 export function onlyWhenDefinedBelow(properties: INodeProperties[]): INodeProperties[] {
-	return properties.map((property) => ({
-		...property,
-		displayOptions: {
-			...property.displayOptions,
-			show: { ...property.displayOptions?.show, dataMode: [DEFINE_BELOW] },
-		},
-	}));
+	return shownWhen({ dataMode: [DEFINE_BELOW] }, properties);
 }
 
 /** Map Automatically for one kind of record: its field names (with aliases) and their labels in messages. */

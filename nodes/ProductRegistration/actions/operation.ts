@@ -1,0 +1,53 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+/**
+ * What every operation module exports: its editor `description`, its `execute`, and `runs`, which says the shape of
+ * that execute. The router looks operations up in the resources' `operations` maps; runItems.ts runs each shape.
+ */
+export type Operation = PerItemOperation | BatchedOperation;
+
+/** Sends its own request(s) for each input item: Update, Change Status, Delete, Get Many, Get, Upload, ... */
+export interface PerItemOperation {
+	runs: 'perItem';
+	description: INodeProperties[];
+	execute: ItemExecute;
+}
+
+/** Creates many records per request: each input item gives an entry, and the entries are sent in batches. */
+export interface BatchedOperation {
+	runs: 'inBatches';
+	description: INodeProperties[];
+	execute: BatchExecute;
+}
+
+/** Works on one input item; returns its output items' JSON (Get Many gives one per registration found). */
+export type ItemExecute = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
+
+export interface BatchExecute {
+	/** The entry an input item contributes; bad input throws a NodeOperationError naming the item. */
+	entry(this: IExecuteFunctions, itemIndex: number): IDataObject;
+	/**
+	 * Optional: settles, before anything is created, the entries that need no create (registered already, or
+	 * repeating an earlier entry). One settlement per pending entry, in order; `undefined` for each entry to create.
+	 */
+	settle?(this: IExecuteFunctions, pending: PendingEntry[]): Promise<Array<Settlement | undefined>>;
+	/** Sends one batch (the entries of these input items) and returns one result per entry, in order. */
+	send(this: IExecuteFunctions, entries: IDataObject[], itemIndexes: number[]): Promise<IDataObject[]>;
+}
+
+/** An input item's entry, waiting to be created. */
+export interface PendingEntry {
+	itemIndex: number;
+	entry: IDataObject;
+}
+
+/**
+ * How an entry was settled without being created: its result, its failure, or — for an entry that repeats the
+ * entry of an earlier item (`sameAs`, that item's index) — fields to put over that item's result.
+ */
+export type Settlement = { json: IDataObject } | { error: unknown } | { sameAs: number; json: IDataObject };
+
+/** A resource module: its operations by the value saved in workflows. */
+export interface Resource {
+	operations: Record<string, Operation>;
+}

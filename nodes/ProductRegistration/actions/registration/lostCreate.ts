@@ -1,0 +1,68 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { requestPolicy, UnknownOutcome } from '../../transport/serviceRequest';
+import type { BatchExecute } from '../operation';
+import type { ExistingRegistration } from './existingRegistrations';
+import { registrationsOf } from './existingRegistrations';
+import { CREATE_ANYWAY, emailKey, findSame, ifExistsMode } from './ifAlreadyRegistered';
+
+/**
+ * With If Already Registered (Skip or Update), a create whose answer was lost — the connection dropped after sending,
+ * the Timeout passed, a proxy answered HTML — is not left as an unknown outcome: the e-mails of its entries are
+ * looked up, the entries found there are created, and the others are sent again, counting against Retries. If a
+ * lookup fails too, the unknown outcome stands. With Create Anyway, `send` is used as it is.
+ */
+export function sendOnce(send: BatchExecute['send']): BatchExecute['send'] {
+	return async function sendResolvingLostAnswers(this: IExecuteFunctions, entries, itemIndexes) {
+		if (ifExistsMode(this) === CREATE_ANYWAY) return await send.call(this, entries, itemIndexes);
+		const results: IDataObject[] = new Array(entries.length);
+		let open = entries.map((_, position) => position);
+		const { maxRetries } = requestPolicy(this, itemIndexes[0]);
+		for (let attempt = 1; ; attempt++) {
+			const sent = await send
+				.call(
+					this,
+					open.map((position) => entries[position]),
+					open.map((position) => itemIndexes[position]),
+				)
+				.then(
+					(created) => ({ created }),
+					(error: unknown) => ({ error }),
+				);
+			if ('created' in sent) {
+				open.forEach((position, index) => (results[position] = { outcome: 'created', ...sent.created[index] }));
+				return results;
+			}
+			if (!(sent.error instanceof UnknownOutcome)) throw sent.error;
+			const notFound = await stillToCreate.call(this, entries, itemIndexes, open, results).catch(() => undefined);
+			// A failed lookup leaves the outcome unknown, as without If Already Registered.
+			if (notFound === undefined) throw sent.error;
+			open = notFound;
+			if (open.length === 0) return results;
+			if (attempt > maxRetries) throw sent.error;
+		}
+	};
+}
+
+/** The entries (positions) not found at the service after a lost create; those found get their result. */
+async function stillToCreate(
+	this: IExecuteFunctions,
+	entries: IDataObject[],
+	itemIndexes: number[],
+	open: number[],
+	results: IDataObject[],
+): Promise<number[]> {
+	const existingByEmail = new Map<string, ExistingRegistration[]>();
+	for (const position of open) {
+		const key = emailKey(entries[position]);
+		if (!existingByEmail.has(key)) {
+			const email = String(entries[position].customerEmail);
+			existingByEmail.set(key, await registrationsOf.call(this, email, itemIndexes[position]));
+		}
+	}
+	return open.filter((position) => {
+		const found = findSame(existingByEmail.get(emailKey(entries[position]))!, entries[position]);
+		if (found) results[position] = { outcome: 'created', ...found.record };
+		return found === undefined;
+	});
+}
