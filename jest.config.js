@@ -8,14 +8,14 @@ const v1 = '<rootDir>/node_modules/n8n-core-v1';
 const shared = {
 	preset: 'ts-jest',
 	testEnvironment: 'node',
-	setupFiles: ['<rootDir>/engine/environment.ts'],
+	setupFiles: ['<rootDir>/harness/environment.ts'],
 };
 
 /** @type {import('jest').Config} */
 module.exports = {
 	testTimeout: 30000,
 	// The package tests and the editor-view suite look at dist/, as n8n loads it: built once, before any test.
-	globalSetup: '<rootDir>/test/harness/buildOnce.js',
+	globalSetup: '<rootDir>/harness/buildOnce.js',
 	projects: [
 		{
 			...shared,
@@ -28,8 +28,8 @@ module.exports = {
 			displayName: 'n8n 1.x',
 			globals: { expectedEngine: { core: '1.122.48', workflow: '1.120.31' } },
 			testMatch: ['<rootDir>/test/**/*.test.ts'],
-			testPathIgnorePatterns: ['/node_modules/', '/test/package.test.ts', '/test/scanner.test.ts'],
-			setupFilesAfterEnv: ['<rootDir>/test/harness/n8nV1Cleanup.ts'],
+			testPathIgnorePatterns: ['/node_modules/', '/test/package/package.test.ts', '/test/package/scanner.test.ts'],
+			setupFilesAfterEnv: ['<rootDir>/harness/n8nV1Cleanup.ts'],
 			moduleNameMapper: {
 				'^n8n-core$': v1,
 				'^n8n-workflow$': `${v1}/node_modules/n8n-workflow`,

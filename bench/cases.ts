@@ -2,8 +2,8 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { countExpressionEvaluations } from '../engine/expressionCount';
-import { credentialUse, resetCredentialUse, runNode } from '../engine/workflowRunner';
+import { countExpressionEvaluations } from '../harness/expressionCount';
+import { credentialUse, resetCredentialUse, runNode } from '../harness/workflowRunner';
 import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY } from '../nodes/ProductRegistration/actions/runItems';
 import type { Measurement } from './measure';
 import { measure } from './measure';

@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { execFileSync } from 'node:child_process';
 
-import { runNode, storeBinary } from '../engine/workflowRunner';
+import { runNode, storeBinary } from '../harness/workflowRunner';
 import { Sandbox } from '../sandbox/service';
 import type { Measurement } from './measure';
 import { measure } from './measure';

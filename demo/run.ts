@@ -2,9 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { startWebhookServer, TRIGGER_NODE_NAME } from '../engine/webhookServer';
-import type { RunWorkflowOptions } from '../engine/workflowRunner';
-import { productRegistrationNode, runWorkflow, TRIGGER_NODE_TYPE } from '../engine/workflowRunner';
+import { startWebhookServer, TRIGGER_NODE_NAME } from '../harness/webhookServer';
+import type { RunWorkflowOptions } from '../harness/workflowRunner';
+import { productRegistrationNode, runWorkflow, TRIGGER_NODE_TYPE } from '../harness/workflowRunner';
 import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
 

@@ -5,7 +5,7 @@ import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
 import type { RealN8n } from './instance';
 import { N8N_LINES, nodeOutput, packPackage, root, waitFor } from './instance';
-import { startMisbehavingServer } from '../test/harness/misbehavingServer';
+import { startMisbehavingServer } from '../harness/misbehavingServer';
 import type { Example } from './examples';
 import { CREDENTIAL, importExamples } from './examples';
 

@@ -8,7 +8,7 @@ import { runInBatches, runPerItem } from './runItems';
 import * as serialNumber from './serialNumber/SerialNumber.resource';
 
 /** Every resource by the value saved in workflows; each lists its own operations. */
-const resources: Record<string, Resource> = { file, registration, serialNumber };
+export const resources: Record<string, Resource> = { file, registration, serialNumber };
 
 function operationOf(resource: string, operation: string): Operation | undefined {
 	const operations = Object.hasOwn(resources, resource) ? resources[resource].operations : {};

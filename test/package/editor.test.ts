@@ -1,0 +1,261 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { INode, INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+
+import { testCredential } from '../../harness/editorCalls';
+import {
+	built,
+	defaultTypeProblems,
+	displayOptionProblems,
+	editorParameters,
+	neverShownProperties,
+	offeredOperations,
+	parameterIssues,
+	shownProperties,
+	unsortedCollections,
+	unsupportedValues,
+} from '../../harness/editorView';
+import { runNode } from '../../harness/workflowRunner';
+
+/** The resources and operations of ../shared/interface.md: what saved workflows hold and the editor must offer. */
+const INTERFACE: Record<string, string[]> = {
+	file: ['upload'],
+	registration: ['create', 'delete', 'getAll', 'update', 'updateStatus'],
+	serialNumber: ['create', 'get', 'getUnregistered'],
+};
+
+/**
+ * Parameters each operation of the interface cannot run without: the editor must mark them required. (An operation
+ * added later is held to the required marks of its own description.)
+ */
+const REQUIRED: Record<string, string[]> = {
+	'file.upload': ['binaryPropertyName'],
+	'registration.create': ['customerEmail', 'productName'],
+	'registration.delete': ['registrationId'],
+	'registration.getAll': [],
+	'registration.update': ['registrationId'],
+	'registration.updateStatus': ['registrationId', 'status'],
+	'serialNumber.create': ['serialNumber'],
+	'serialNumber.get': ['serialNumber'],
+	'serialNumber.getUnregistered': [],
+};
+
+/** What a user types into each required parameter; a resource locator holds its value with the mode it came from. */
+const FILLED: INodeParameters = {
+	binaryPropertyName: 'data',
+	customerEmail: 'ann.lee@example.com',
+	productName: 'Kettle K1',
+	registrationId: { __rl: true, mode: 'id', value: 'R000001' },
+	serialNumber: 'KT-1',
+	status: 'approved',
+};
+
+const node = built.node();
+const description = node.description;
+const sorted = (record: Record<string, string[]>) =>
+	Object.fromEntries(Object.entries(record).map(([key, values]) => [key, [...values].sort()]));
+
+/** A copy of the node's description with one property changed, to prove the checks see what they are for. */
+function withProperty(name: string, change: (property: INodeProperties) => INodeProperties): INodeTypeDescription {
+	const copy = structuredClone(description);
+	const index = copy.properties.findIndex((property) => property.name === name);
+	copy.properties[index] = change(copy.properties[index]);
+	return copy;
+}
+
+const runnable = built.runnableOperations();
+const operations = Object.entries(runnable).flatMap(([resource, names]) =>
+	names.map((operation) => ({ resource, operation })),
+);
+
+describe('the editor: choosing what to do', () => {
+	test('the Resource dropdown, then the Operation dropdown of each resource, offer exactly what the node runs', () => {
+		expect(sorted(offeredOperations(description))).toEqual(runnable);
+	});
+
+	test('every operation of the interface is among them', () => {
+		for (const [resource, names] of Object.entries(INTERFACE))
+			expect(runnable[resource]).toEqual(expect.arrayContaining(names));
+	});
+
+	test('a resource missing from the Resource dropdown is seen, and a workflow using it shows "not supported"', () => {
+		const withoutSerialNumbers = withProperty('resource', (property) => ({
+			...property,
+			options: property.options!.filter((option) => (option as { value: string }).value !== 'serialNumber'),
+		}));
+
+		expect(sorted(offeredOperations(withoutSerialNumbers))).not.toEqual(runnable);
+		expect(
+			unsupportedValues(
+				withoutSerialNumbers.properties,
+				{ resource: 'serialNumber', operation: 'get' },
+				withoutSerialNumbers,
+			),
+		).toContain('resource: "serialNumber" is not one of the offered values');
+	});
+
+	test('every resource locator searches with a method the node has', () => {
+		const methods = Object.keys(node.methods?.listSearch ?? {});
+		const searched = description.properties
+			.filter((property) => property.type === 'resourceLocator')
+			.flatMap((property) => property.modes ?? [])
+			.map((mode) => mode.typeOptions?.searchListMethod)
+			.filter((method) => method !== undefined);
+
+		expect(searched.length).toBeGreaterThan(0);
+		for (const method of searched) expect(methods).toContain(method);
+	});
+});
+
+describe.each(operations)('the editor: $resource → $operation', ({ resource, operation }) => {
+	const fresh = editorParameters(description, { resource, operation });
+	const key = `${resource}.${operation}`;
+
+	test('a fresh node stores only values the editor offers', () => {
+		expect(unsupportedValues(description.properties, fresh, description)).toEqual([]);
+	});
+
+	test('the parameters it cannot run without are marked required, and flagged until filled', () => {
+		const shown = shownProperties(description, fresh);
+		const required = shown.filter((property) => property.required).map((property) => property.name);
+		const isEmpty = (value: unknown) => value === '' || (value as { value?: unknown })?.value === '';
+		const expected = REQUIRED[key] ?? [...required].sort();
+		const emptyByDefault = expected.filter((name) =>
+			isEmpty(shown.find((property) => property.name === name)?.default),
+		);
+
+		expect(required.sort()).toEqual(expected);
+		expect(parameterIssues(description, { parameters: { resource, operation } })).toEqual(emptyByDefault);
+		const filled = Object.fromEntries(expected.map((name) => [name, FILLED[name] ?? 'filled']));
+		expect(parameterIssues(description, { parameters: { resource, operation, ...filled } })).toEqual([]);
+	});
+});
+
+describe('the editor: the description itself', () => {
+	test('every displayOptions names a parameter and a value it can have', () => {
+		expect(displayOptionProblems(description)).toEqual([]);
+		expect(displayOptionProblems(built.trigger().description)).toEqual([]);
+	});
+
+	test('every parameter shows for some resource and operation', () => {
+		expect(neverShownProperties(description)).toEqual([]);
+	});
+
+	test('the options of every collection are in alphabetical order', () => {
+		expect(unsortedCollections(description)).toEqual([]);
+		expect(unsortedCollections(built.trigger().description)).toEqual([]);
+	});
+
+	test('every default has the type of its parameter', () => {
+		expect(defaultTypeProblems(description)).toEqual([]);
+		expect(defaultTypeProblems(built.trigger().description)).toEqual([]);
+		expect(defaultTypeProblems({ ...description, properties: built.credential().properties })).toEqual([]);
+	});
+
+	test('the checks catch a misspelt operation, a parameter that can never show, and a default of the wrong type', () => {
+		const misspelt = withProperty('status', (property) => ({
+			...property,
+			displayOptions: { show: { resource: ['registration'], operation: ['updateStatuss'] } },
+		}));
+		const wrongDefault = withProperty('status', (property) => ({ ...property, default: 0 }));
+
+		expect(displayOptionProblems(misspelt)).toEqual([
+			'status: displayOptions want operation = "updateStatuss", which it cannot be',
+		]);
+		expect(neverShownProperties(misspelt)).toEqual([
+			'status ({"resource":["registration"],"operation":["updateStatuss"]})',
+		]);
+		expect(defaultTypeProblems(wrongDefault)).toEqual(['status: default 0 does not suit a string']);
+	});
+});
+
+const examplesDirectory = join(__dirname, '..', '..', 'examples');
+const examples = readdirSync(examplesDirectory)
+	.filter((file) => file.endsWith('.json') && !file.startsWith('sample-'))
+	.map((file) => ({
+		file,
+		workflow: JSON.parse(readFileSync(join(examplesDirectory, file), 'utf8')) as { nodes: INode[] },
+	}));
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const OWN_TYPES: Record<string, () => INodeTypeDescription> = {
+	'n8n-nodes-product-registration.productRegistration': () => description,
+	'n8n-nodes-product-registration.productRegistrationTrigger': () => built.trigger().description,
+};
+const WEBHOOK_TYPES = [
+	'n8n-nodes-product-registration.productRegistrationTrigger',
+	'n8n-nodes-base.formTrigger',
+	'n8n-nodes-base.webhook',
+];
+
+describe.each(examples)('examples/$file, opened in the editor', ({ workflow }) => {
+	test('its nodes of this package have no parameter issue and no unsupported value', () => {
+		const own = workflow.nodes.filter((candidate) => OWN_TYPES[candidate.type]);
+		expect(own.length).toBeGreaterThan(0);
+		for (const candidate of own) {
+			const nodeDescription = OWN_TYPES[candidate.type]();
+			expect({ node: candidate.name, issues: parameterIssues(nodeDescription, candidate) }).toEqual({
+				node: candidate.name,
+				issues: [],
+			});
+			expect({
+				node: candidate.name,
+				unsupported: unsupportedValues(nodeDescription.properties, candidate.parameters, nodeDescription),
+			}).toEqual({
+				node: candidate.name,
+				unsupported: [],
+			});
+		}
+	});
+
+	test('node ids are UUIDs, and each webhook node has its own webhookId', () => {
+		for (const candidate of workflow.nodes) expect(candidate.id).toMatch(UUID);
+		for (const candidate of workflow.nodes.filter((entry) => WEBHOOK_TYPES.includes(entry.type))) {
+			expect(candidate.webhookId).toMatch(UUID);
+		}
+	});
+});
+
+test('no two examples share a webhookId, so importing them never gives two workflows the same webhook path', () => {
+	const webhookIds = examples.flatMap(({ workflow }) => workflow.nodes.map((entry) => entry.webhookId).filter(Boolean));
+	expect(webhookIds.length).toBeGreaterThan(0);
+	expect(new Set(webhookIds).size).toBe(webhookIds.length);
+});
+
+describe("the credential's Test button", () => {
+	let server: Server;
+	let origin: string;
+	const received: string[] = [];
+
+	beforeAll(async () => {
+		server = createServer((request, response) => {
+			received.push(`${request.method} ${request.url}`);
+			response.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	});
+	afterAll(async () => await new Promise((resolve) => server.close(resolve)));
+
+	test.each(['', '/', '/api', '/api/', '//', '/shop', '/shop/api//'])(
+		'with Base URL <origin>%s calls the URL the node calls',
+		async (suffix) => {
+			const credentials = { baseUrl: `${origin}${suffix}`, accessToken: 'token-1' };
+			received.length = 0;
+			const nodeRun = await runNode({
+				parameters: { resource: 'registration', operation: 'getAll', returnAll: false, limit: 1 },
+				credentials,
+			});
+			const testResult = await testCredential(built.credential(), credentials);
+
+			expect(nodeRun.error).toBeUndefined();
+			expect(testResult).toEqual({ status: 'OK', message: 'Connection successful!' });
+			expect(received).toHaveLength(2);
+			expect(received[1]).toBe(received[0]);
+			expect(received[0]).toBe(`GET ${suffix.startsWith('/shop') ? '/shop' : ''}/api/registrations?limit=1`);
+		},
+	);
+});

@@ -1,0 +1,106 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+const root = join(__dirname, '..', '..');
+const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+	n8n: { credentials: string[]; nodes: string[] };
+};
+
+function npm(args: string[]): string {
+	return execFileSync('npm', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+}
+
+describe('the published package', () => {
+	let packedFiles: string[];
+
+	beforeAll(() => {
+		const [packed] = JSON.parse(npm(['pack', '--dry-run', '--json', '--ignore-scripts'])) as Array<{
+			files: Array<{ path: string }>;
+		}>;
+		packedFiles = packed.files.map((file) => file.path).sort();
+	}, 120_000);
+
+	test('holds only dist/, package.json, README.md and LICENSE', () => {
+		expect(packedFiles.filter((path) => !path.startsWith('dist/'))).toEqual(['LICENSE', 'README.md', 'package.json']);
+		expect(readFileSync(join(root, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+	});
+
+	test('ships every node and credential n8n is told about, with the icons they name', () => {
+		for (const entry of [...packageJson.n8n.nodes, ...packageJson.n8n.credentials]) {
+			expect(packedFiles).toContain(entry);
+			const exported = require(join(root, entry)) as Record<
+				string,
+				new () => { icon?: unknown; description?: { icon?: unknown } }
+			>;
+			const instance = new (Object.values(exported)[0])();
+			const icon = (instance.description?.icon ?? instance.icon) as { light: string; dark: string };
+			for (const file of [icon.light, icon.dark]) {
+				const iconPath = join(dirname(entry), file.replace(/^file:/, ''));
+				expect(packedFiles).toContain(iconPath);
+				expect(existsSync(join(root, iconPath))).toBe(true);
+			}
+		}
+	});
+
+	test('ships the codex file beside each node', () => {
+		for (const entry of packageJson.n8n.nodes) expect(packedFiles).toContain(entry.replace(/\.js$/, '.json'));
+	});
+
+	test('the built nodes and credential load with the n8n-workflow of n8n 1.81 (1.79.1), the oldest line supported', () => {
+		// Loads dist/ in a fresh process whose `require('n8n-workflow')` gets 1.79.1 (installed as n8n-workflow-v1-79),
+		// then checks each node's description with that line's own parameter handling.
+		const script = `
+			const Module = require('node:module');
+			const resolve = Module._resolveFilename;
+			Module._resolveFilename = function (request, ...rest) {
+				return resolve.call(this, request === 'n8n-workflow' ? 'n8n-workflow-v1-79' : request, ...rest);
+			};
+			const { NodeHelpers } = require('n8n-workflow');
+			const entries = ${JSON.stringify([...packageJson.n8n.nodes, ...packageJson.n8n.credentials])};
+			const loaded = entries.map((entry) => {
+				const Type = Object.values(require('./' + entry))[0];
+				const instance = new Type();
+				const description = instance.description ?? instance;
+				NodeHelpers.getNodeParameters(description.properties, {}, true, false, null, null);
+				return { name: description.name, inputs: description.inputs, outputs: description.outputs };
+			});
+			console.log(JSON.stringify({ version: require('n8n-workflow-v1-79/package.json').version, loaded }));
+		`;
+		const output = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' })) as {
+			version: string;
+			loaded: Array<{ name: string; inputs?: string[]; outputs?: string[] }>;
+		};
+
+		expect(output).toEqual({
+			version: '1.79.1',
+			loaded: [
+				{ name: 'productRegistration', inputs: ['main'], outputs: ['main'] },
+				{ name: 'productRegistrationTrigger', inputs: [], outputs: ['main'] },
+				{ name: 'productRegistrationApi' },
+			],
+		});
+	});
+
+	test('shipped JavaScript requires nothing but n8n-workflow and its own files', () => {
+		const requires = packedFiles
+			.filter((path) => path.endsWith('.js'))
+			.flatMap((path) =>
+				[...readFileSync(join(root, path), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1]),
+			);
+		expect(requires.filter((name) => name !== 'n8n-workflow' && !name.startsWith('.'))).toEqual([]);
+	});
+});
+
+describe('the README', () => {
+	const readme = readFileSync(join(root, 'README.md'), 'utf8');
+
+	test('shows the exact test command CI runs, and the demo command', () => {
+		const ciCommand = readFileSync(join(root, '.ci', 'run'), 'utf8')
+			.trim()
+			.split('\n')
+			.pop();
+		expect(readme).toContain(`\`\`\`sh\n${ciCommand}\n\`\`\``);
+		expect(readme).toContain('```sh\nnpm ci && npm run build && npm run demo\n```');
+	});
+});

@@ -1,0 +1,678 @@
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { useSandbox } from '../../harness/sandbox';
+import { runNode } from '../../harness/workflowRunner';
+
+const { sandbox, credentials } = useSandbox();
+
+/** Create mapped from the input item's columns, as a sheet-fed workflow would set it up. */
+const createFromColumns = (extra: Record<string, unknown> = {}) => ({
+	resource: 'registration',
+	operation: 'create',
+	productName: '={{ $json.product }}',
+	customerEmail: '={{ $json.email }}',
+	...extra,
+});
+
+const rows = (count: number): INodeExecutionData[] =>
+	Array.from({ length: count }, (_, index) => ({
+		json: { product: `Kettle K${index}`, email: `customer${index}@example.com` },
+	}));
+
+const sentRegistrations = () =>
+	sandbox()
+		.requestsTo('POST', '/api/registrations')
+		.map((request) => (request.body as { registrations: Array<Record<string, unknown>> }).registrations);
+
+/**
+ * Map Automatically: a sheet's rows go straight into Create, each row's own columns matched to the fields by name,
+ * the way spreadsheet users name them; the same converters and per-item errors as fields set below.
+ */
+
+const autoMap = (resource: string, options: INodeParameters = {}): INodeParameters => ({
+	resource,
+	operation: 'create',
+	dataMode: 'autoMapInputData',
+	options,
+});
+const items = (...rows: IDataObject[]): INodeExecutionData[] => rows.map((json) => ({ json }));
+const sent = (path: string, key: string) =>
+	sandbox()
+		.requestsTo('POST', path)
+		.flatMap((request) => (request.body as Record<string, IDataObject[]>)[key]);
+
+/**
+ * If Already Registered: the same sheet imported on a schedule registers nothing twice; the service is asked once
+ * per distinct e-mail; a lost answer is resolved by the same lookup.
+ */
+
+const createIfExists = (ifExists: string, options: INodeParameters = {}): INodeParameters => ({
+	resource: 'registration',
+	operation: 'create',
+	dataMode: 'autoMapInputData',
+	options: { ifExists, retryDelay: 1, ...options },
+});
+const sheet = (count: number) =>
+	items(
+		...Array.from({ length: count }, (_, index) => ({
+			Product: `Kettle K${index % 3}`,
+			Email: `customer${Math.floor(index / 3)}@example.com`,
+			Serials: `KT-${index}`,
+		})),
+	);
+const posts = () => sandbox().requestsTo('POST', '/api/registrations');
+const lookups = () => sandbox().requestsTo('GET', '/api/registrations');
+const outcomes = (items: INodeExecutionData[]) => items.map((item) => item.json.error ?? item.json.outcome);
+
+describe('registration: Create', () => {
+	test('sends every field the API takes, with the customer State key and extra fields at the top level', async () => {
+		const result = await runNode({
+			parameters: {
+				resource: 'registration',
+				operation: 'create',
+				productName: 'Kettle K1',
+				customerEmail: 'ann.lee@example.com',
+				customerName: 'Ann Lee',
+				serialNumbers: 'KT-1, KT-2 ,, KT-3',
+				purchaseDate: '2024-03-01',
+				additionalFields: {
+					formSlug: 'extended-warranty',
+					customer: {
+						details: {
+							id: 42,
+							firstName: 'Ann',
+							lastName: 'Lee',
+							address1: '1 Main St',
+							address2: '',
+							city: 'Albany',
+							state: 'NY',
+							country: 'US',
+							postCode: '12207',
+							phone: '+1 518 555 0100',
+						},
+					},
+					extraFields: { field: [{ name: 'greetings', value: 'hi' }] },
+					extraFieldsJson: '{ "color": "red", "giftWrap": true }',
+				},
+			},
+			credentials: credentials(),
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(sentRegistrations()).toEqual([
+			[
+				{
+					productName: 'Kettle K1',
+					customerEmail: 'ann.lee@example.com',
+					customerName: 'Ann Lee',
+					serialNumbers: ['KT-1', 'KT-2', 'KT-3'],
+					purchaseDate: '2024-03-01',
+					type: 'extended-warranty',
+					customer: {
+						id: 42,
+						firstName: 'Ann',
+						lastName: 'Lee',
+						address1: '1 Main St',
+						city: 'Albany',
+						State: 'NY',
+						country: 'US',
+						postCode: '12207',
+						phone: '+1 518 555 0100',
+					},
+					greetings: 'hi',
+					color: 'red',
+					giftWrap: true,
+				},
+			],
+		]);
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0]).toMatchObject({
+			json: { id: 'R000001', productName: 'Kettle K1', formSlug: 'extended-warranty' },
+			pairedItem: { item: 0 },
+		});
+	});
+
+	test('accepts what sheets and CRMs hold: serial arrays, timestamps, Luxon and JS dates; blanks are left out', async () => {
+		await runNode({
+			parameters: createFromColumns({
+				customerName: '={{ $json.name }}',
+				serialNumbers: '={{ $json.serials }}',
+				purchaseDate: '={{ $json.bought }}',
+			}),
+			credentials: credentials(),
+			items: [
+				{
+					json: {
+						product: 'A',
+						email: 'a@example.com',
+						name: '',
+						serials: ['S-1', ' S-2 '],
+						bought: '2024-03-01T23:30:00-05:00',
+					},
+				},
+				{ json: { product: 'B', email: 'b@example.com', name: '  ', serials: 'S-3;S-4', bought: '2024-02-29' } },
+				{ json: { product: 'C', email: 'c@example.com', serials: [], bought: '' } },
+			],
+		});
+		await runNode({
+			parameters: createFromColumns({
+				purchaseDate: "={{ DateTime.fromISO('2024-12-31T22:00:00', { zone: 'America/New_York' }) }}",
+			}),
+			credentials: credentials(),
+			items: rows(1),
+		});
+		await runNode({
+			parameters: createFromColumns({ purchaseDate: "={{ new Date('2024-07-04T00:00:00Z') }}" }),
+			credentials: credentials(),
+			items: rows(1),
+		});
+
+		expect(sentRegistrations()).toEqual([
+			[
+				{ productName: 'A', customerEmail: 'a@example.com', serialNumbers: ['S-1', 'S-2'], purchaseDate: '2024-03-01' },
+				{ productName: 'B', customerEmail: 'b@example.com', serialNumbers: ['S-3', 'S-4'], purchaseDate: '2024-02-29' },
+				{ productName: 'C', customerEmail: 'c@example.com' },
+			],
+			[{ productName: 'Kettle K0', customerEmail: 'customer0@example.com', purchaseDate: '2024-12-31' }],
+			[{ productName: 'Kettle K0', customerEmail: 'customer0@example.com', purchaseDate: '2024-07-04' }],
+		]);
+	});
+
+	test('registering a known serial number marks it registered', async () => {
+		sandbox().state.createSerialNumbers([{ serialNumber: 'KT-9' }]);
+
+		await runNode({
+			parameters: createFromColumns({ serialNumbers: 'KT-9' }),
+			credentials: credentials(),
+			items: rows(1),
+		});
+
+		expect(sandbox().state.findSerial('KT-9')).toMatchObject({ registered: true, registrationId: 'R000001' });
+	});
+
+	test('sends items in batches of Batch Size, each output linked to its own input', async () => {
+		const result = await runNode({
+			parameters: createFromColumns({ options: { batchSize: 40 } }),
+			credentials: credentials(),
+			items: rows(100),
+		});
+
+		expect(sentRegistrations().map((batch) => batch.length)).toEqual([40, 40, 20]);
+		expect(result.items).toHaveLength(100);
+		result.items.forEach((item, index) => {
+			expect(item.pairedItem).toEqual({ item: index });
+			expect(item.json).toMatchObject({
+				productName: `Kettle K${index}`,
+				customerEmail: `customer${index}@example.com`,
+			});
+		});
+	});
+
+	test('1,000 items make ceil(1000 / 100) = 10 requests with the default batch size', async () => {
+		const result = await runNode({ parameters: createFromColumns(), credentials: credentials(), items: rows(1000) });
+
+		expect(sandbox().requestsTo('POST', '/api/registrations')).toHaveLength(10);
+		expect(sandbox().state.registrations.size).toBe(1000);
+		expect(result.items.map((item) => (item.pairedItem as { item: number }).item)).toEqual(
+			Array.from({ length: 1000 }, (_, index) => index),
+		);
+	});
+
+	test('a refused batch fails only its own items under Continue On Fail; the other batches go through', async () => {
+		sandbox().faultQueue.push({}, { status: 422, body: { message: 'Form "retired" is closed' } });
+
+		const result = await runNode({
+			parameters: createFromColumns({ options: { batchSize: 2 } }),
+			credentials: credentials(),
+			items: rows(5),
+			continueOnFail: true,
+		});
+
+		expect(result.items.map((item) => [item.pairedItem, item.json.error ?? item.json.productName])).toEqual([
+			[{ item: 0 }, 'Kettle K0'],
+			[{ item: 1 }, 'Kettle K1'],
+			[{ item: 2 }, 'The service answered HTTP 422: Form "retired" is closed'],
+			[{ item: 3 }, 'The service answered HTTP 422: Form "retired" is closed'],
+			[{ item: 4 }, 'Kettle K4'],
+		]);
+		expect(sandbox().state.registrations.size).toBe(3);
+	});
+
+	test('without Continue On Fail a refused batch fails the run with the service message and status, and no batch starts after it', async () => {
+		sandbox().faultQueue.push({}, { status: 422, body: { message: 'Form "retired" is closed' } });
+
+		const result = await runNode({
+			parameters: createFromColumns({ options: { batchSize: 2, concurrency: 1 } }),
+			credentials: credentials(),
+			items: rows(5),
+		});
+
+		expect(result.error?.message).toBe('The service answered HTTP 422: Form "retired" is closed');
+		expect((result.error as { httpCode?: string }).httpCode).toBe('422');
+		expect((result.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(2);
+		expect(sandbox().requestsTo('POST', '/api/registrations')).toHaveLength(2);
+	});
+
+	test('batches go out up to Concurrency (default 4) at once, and the output keeps the input order', async () => {
+		sandbox().latencyMs = 50;
+
+		const result = await runNode({
+			parameters: createFromColumns({ options: { batchSize: 10 } }),
+			credentials: credentials(),
+			items: rows(100),
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(sandbox().peakInFlight).toBe(4);
+		expect(result.items.map((item) => [item.pairedItem, item.json.productName])).toEqual(
+			rows(100).map((row, index) => [{ item: index }, row.json.product]),
+		);
+	});
+
+	test.each([
+		[
+			{ email: 'ann.lee(at)example.com' },
+			'The Customer Email of item 2 is not an email address: "ann.lee(at)example.com"',
+		],
+		[{ email: '' }, 'The Customer Email of item 2 is empty'],
+		[
+			{ bought: '03/01/2024' },
+			'The Purchase Date of item 2 is not a date: "03/01/2024". Use YYYY-MM-DD, e.g. 2024-03-01',
+		],
+		[
+			{ bought: '2024-02-30' },
+			'The Purchase Date of item 2 is not a date: "2024-02-30". Use YYYY-MM-DD, e.g. 2024-03-01',
+		],
+		[
+			{ extra: '[1, 2]' },
+			'The Extra Fields (JSON) of item 2 must be a JSON object like {"greetings": "hi"}, not "[1, 2]"',
+		],
+		[{ extra: '{ "greetings": ' }, 'The Extra Fields (JSON) of item 2 is not valid JSON: "{ \\"greetings\\": "'],
+		[
+			{ extra: '{ "type": "other-form" }' },
+			'The extra field "type" of item 2 has the name of a standard field; set it with its own parameter instead',
+		],
+		[{ serials: [{ sn: 1 }] }, 'The Serial Numbers of item 2 must be a list of texts, but holds "{\\"sn\\":1}"'],
+	])('bad input %j is refused before anything is sent', async (bad: IDataObject, message) => {
+		const items: INodeExecutionData[] = rows(4).map((item) => ({
+			json: { ...item.json, bought: '2024-01-01', extra: '', serials: '' },
+		}));
+		items[2].json = { ...items[2].json, ...bad };
+
+		const result = await runNode({
+			parameters: createFromColumns({
+				purchaseDate: '={{ $json.bought }}',
+				serialNumbers: '={{ $json.serials }}',
+				additionalFields: { extraFieldsJson: '={{ $json.extra }}' },
+			}),
+			credentials: credentials(),
+			items,
+		});
+
+		expect(result.error?.message).toBe(message);
+		expect((result.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(2);
+		expect(sandbox().requests).toHaveLength(0);
+	});
+
+	test('under Continue On Fail a bad item becomes an error item and the others are created in one batch', async () => {
+		const items = rows(3);
+		items[1].json.email = 'not an email';
+
+		const result = await runNode({
+			parameters: createFromColumns(),
+			credentials: credentials(),
+			items,
+			continueOnFail: true,
+		});
+
+		expect(result.items.map((item) => [item.pairedItem, item.json.error ?? item.json.id])).toEqual([
+			[{ item: 0 }, 'R000001'],
+			[{ item: 1 }, 'The Customer Email of item 1 is not an email address: "not an email"'],
+			[{ item: 2 }, 'R000002'],
+		]);
+		expect(sentRegistrations().map((batch) => batch.length)).toEqual([2]);
+	});
+
+	test('when the service does not list the created registrations, each item reports what was sent', async () => {
+		sandbox().faultQueue.push({ status: 200, body: { ok: true } });
+
+		const result = await runNode({ parameters: createFromColumns(), credentials: credentials(), items: rows(2) });
+
+		expect(result.items).toEqual([
+			{ json: { productName: 'Kettle K0', customerEmail: 'customer0@example.com' }, pairedItem: { item: 0 } },
+			{ json: { productName: 'Kettle K1', customerEmail: 'customer1@example.com' }, pairedItem: { item: 1 } },
+		]);
+	});
+});
+
+describe('registration: Create, Map Automatically', () => {
+	test('matches columns by name whatever their case, spaces, underscores or dashes, with the documented aliases', async () => {
+		const run = await runNode({
+			parameters: autoMap('registration'),
+			credentials: credentials(),
+			items: items(
+				{
+					'Product Name': 'Kettle K1',
+					Email: 'ann.lee@example.com',
+					Name: 'Ann Lee',
+					Serials: 'KT-1, KT-2',
+					'Purchase Date': '2024-03-01',
+					Form: 'extended-warranty',
+					'Customer ID': '1001',
+					'First Name': 'Ann',
+					City: 'Albany',
+					State: 'NY',
+					Zip: '12207',
+					id: 'row-7',
+				},
+				{
+					product_name: 'Toaster T2',
+					'customer-email': 'bo.chen@example.com',
+					'serial number': 'TS-1',
+					customer: { id: 1002, last_name: 'Chen', COUNTRY: 'US' },
+				},
+			),
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(sent('/api/registrations', 'registrations')).toEqual([
+			{
+				productName: 'Kettle K1',
+				customerEmail: 'ann.lee@example.com',
+				customerName: 'Ann Lee',
+				serialNumbers: ['KT-1', 'KT-2'],
+				purchaseDate: '2024-03-01',
+				type: 'extended-warranty',
+				customer: { id: 1001, firstName: 'Ann', city: 'Albany', State: 'NY', postCode: '12207' },
+			},
+			{
+				productName: 'Toaster T2',
+				customerEmail: 'bo.chen@example.com',
+				serialNumbers: ['TS-1'],
+				customer: { id: 1002, lastName: 'Chen', country: 'US' },
+			},
+		]);
+		expect(run.items.map((item) => [item.json.id, item.pairedItem])).toEqual([
+			['R000001', { item: 0 }],
+			['R000002', { item: 1 }],
+		]);
+	});
+
+	test('Unmatched Fields: Send as Extra Form Fields sends the other columns as extra form fields', async () => {
+		const run = await runNode({
+			parameters: autoMap('registration', { unmatchedFields: 'sendAsExtraFields' }),
+			credentials: credentials(),
+			items: items({ Product: 'Kettle K1', Email: 'ann@example.com', greetings: 'hi', 'Gift Wrap': true }),
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(sent('/api/registrations', 'registrations')).toEqual([
+			{ productName: 'Kettle K1', customerEmail: 'ann@example.com', greetings: 'hi', 'Gift Wrap': true },
+		]);
+	});
+
+	test('a column named like the token field is refused, never sent', async () => {
+		const run = await runNode({
+			parameters: autoMap('registration', { unmatchedFields: 'sendAsExtraFields' }),
+			credentials: credentials(),
+			items: items({ Product: 'Kettle K1', Email: 'ann@example.com', accessToken: 'someone-elses' }),
+		});
+
+		expect(run.error?.message).toBe(
+			'The extra field "accessToken" of item 0 has the name of a standard field; set it with its own parameter instead',
+		);
+		expect(sandbox().requests).toHaveLength(0);
+	});
+
+	test.each<[string, IDataObject, string]>([
+		[
+			'a missing required column names the names it looks for',
+			{ Email: 'ann@example.com' },
+			'Item 1 has no field for the Product Name: Map Automatically looks for a field named "Product Name", "product_name", "productName" or "Product"',
+		],
+		[
+			'two columns for one field name both',
+			{ Product: 'Kettle', Email: 'ann@example.com', customer_email: 'bo@example.com' },
+			'Item 1 has two fields for the Customer Email, "Email" and "customer_email": Map Automatically cannot tell which to send. Rename or remove one.',
+		],
+		[
+			'a bad value gets the same error as a mapped one',
+			{ Product: 'Kettle', Email: 'ann at example' },
+			'The Customer Email of item 1 is not an email address: "ann at example"',
+		],
+	])('%s, under Continue On Fail only for its item', async (_case, row, message) => {
+		const run = await runNode({
+			parameters: autoMap('registration'),
+			credentials: credentials(),
+			items: items({ Product: 'Kettle K1', Email: 'ann@example.com' }, row),
+			continueOnFail: true,
+		});
+
+		expect(run.items.map((item) => item.json.error ?? item.json.productName)).toEqual(['Kettle K1', message]);
+		expect(run.items[1].pairedItem).toEqual({ item: 1 });
+	});
+});
+
+describe('If Already Registered', () => {
+	test('the same sheet run twice: the second run creates nothing, every item skipped, one lookup per e-mail', async () => {
+		const first = await runNode({ parameters: createIfExists('skip'), credentials: credentials(), items: sheet(30) });
+		expect(outcomes(first.items)).toEqual(Array(30).fill('created'));
+		expect(lookups()).toHaveLength(10);
+		sandbox().requests.length = 0;
+
+		const second = await runNode({ parameters: createIfExists('skip'), credentials: credentials(), items: sheet(30) });
+
+		expect(outcomes(second.items)).toEqual(Array(30).fill('skipped'));
+		expect(posts()).toHaveLength(0);
+		expect(lookups().map((request) => request.query)).toEqual(
+			Array.from({ length: 10 }, (_, index) => ({ email: `customer${index}@example.com` })),
+		);
+		expect(sandbox().state.registrations.size).toBe(30);
+		expect(second.items[4].json).toMatchObject({ outcome: 'skipped', id: 'R000005', productName: 'Kettle K1' });
+		expect(second.items.map((item) => item.pairedItem)).toEqual(Array.from({ length: 30 }, (_, item) => ({ item })));
+	});
+
+	test('rows repeating inside one run: the first is created, the later ones skipped naming the row they repeat', async () => {
+		const run = await runNode({
+			parameters: createIfExists('skip'),
+			credentials: credentials(),
+			items: items(
+				{ Product: 'Kettle K1', Email: 'ann@example.com' },
+				{ Product: ' kettle   k1 ', Email: 'ANN@example.com' },
+				{ Product: 'Toaster', Email: 'ann@example.com' },
+				{ Product: 'Kettle K1', Email: 'ann@example.com', Serials: 'KT-9' },
+			),
+		});
+
+		expect(run.items.map((item) => [item.json.outcome, item.json.repeatsItem, item.json.id])).toEqual([
+			['created', undefined, 'R000001'],
+			['skipped', 0, 'R000001'],
+			['created', undefined, 'R000002'],
+			['skipped', 0, 'R000001'],
+		]);
+		expect(posts()).toHaveLength(1);
+		expect(lookups()).toHaveLength(1);
+	});
+
+	test.each<[string, IDataObject, IDataObject, string]>([
+		['another product of the same customer is created', { productName: 'Toaster' }, { Product: 'Kettle' }, 'created'],
+		[
+			'no serial number in common is another registration',
+			{ productName: 'Kettle', serialNumbers: ['KT-1'] },
+			{ Product: 'Kettle', Serials: 'KT-2' },
+			'created',
+		],
+		[
+			'a serial number in common is the same one',
+			{ productName: 'Kettle', serialNumbers: ['KT-1', 'KT-2'] },
+			{ Product: 'Kettle', Serials: 'KT-2, KT-3' },
+			'skipped',
+		],
+		[
+			'a row without serial numbers matches by product',
+			{ productName: 'Kettle', serialNumbers: ['KT-1'] },
+			{ Product: 'Kettle' },
+			'skipped',
+		],
+		[
+			'a registration without serial numbers matches by product',
+			{ productName: 'Kettle' },
+			{ Product: 'KETTLE', Serials: 'KT-1' },
+			'skipped',
+		],
+	])('%s', async (_case, existing, row, outcome) => {
+		sandbox().state.createRegistrations([{ customerEmail: 'ann@example.com', ...existing }]);
+
+		const run = await runNode({
+			parameters: createIfExists('skip'),
+			credentials: credentials(),
+			items: items({ Email: 'ann@example.com', ...row }),
+		});
+
+		expect(outcomes(run.items)).toEqual([outcome]);
+		expect(posts()).toHaveLength(outcome === 'created' ? 1 : 0);
+	});
+
+	test('Update sends exactly the changed registrations, and creates the new ones', async () => {
+		sandbox().state.createRegistrations([
+			{ productName: 'Kettle', customerEmail: 'ann@example.com', customerName: 'Ann Lee', purchaseDate: '2024-03-01' },
+			{ productName: 'Toaster', customerEmail: 'ann@example.com', customerName: 'Ann Lee', purchaseDate: '2024-03-01' },
+		]);
+
+		const run = await runNode({
+			parameters: createIfExists('update'),
+			credentials: credentials(),
+			items: items(
+				{ Product: 'Kettle', Email: 'ann@example.com', Name: 'Ann Lee', 'Purchase Date': '2024-03-01' },
+				{ Product: 'Toaster', Email: 'ann@example.com', Name: 'Ann Lee-Smith', 'Purchase Date': '2024-03-01' },
+				{ Product: 'Blender', Email: 'ann@example.com' },
+			),
+		});
+
+		expect(outcomes(run.items)).toEqual(['skipped', 'updated', 'created']);
+		const puts = sandbox().requests.filter((request) => request.method === 'PUT');
+		expect(puts.map((request) => [request.path, request.body])).toEqual([
+			[
+				'/api/registrations/R000002',
+				{
+					registration: {
+						productName: 'Toaster',
+						customerEmail: 'ann@example.com',
+						customerName: 'Ann Lee-Smith',
+						purchaseDate: '2024-03-01',
+					},
+				},
+			],
+		]);
+		expect(run.items[1].json).toMatchObject({ outcome: 'updated', id: 'R000002', customerName: 'Ann Lee-Smith' });
+	});
+
+	test.each<[string, unknown, string]>([
+		[
+			'an answer that is not a list',
+			{ message: 'ok' },
+			"The service's list of registrations for ann@example.com could not be read (the answer is not a list), so it is not known whether item 0 is registered already; nothing was sent for it",
+		],
+		[
+			'entries without product names',
+			[{ id: 'R1' }],
+			"The service's list of registrations for ann@example.com could not be read (an entry has no productName), so it is not known whether item 0 is registered already; nothing was sent for it",
+		],
+		[
+			'a text answer',
+			'<html>maintenance</html>',
+			'The service answered HTTP 200 with something that is not JSON (text/html; charset=utf-8: "maintenance"), after 2 attempts',
+		],
+	])(
+		'a list answer that cannot be read (%s) fails only the items of that e-mail, clearly',
+		async (_case, body, message) => {
+			sandbox().faultPlan = (request) =>
+				request.method === 'GET' && request.query.email === 'ann@example.com' ? { status: 200, body } : undefined;
+
+			const run = await runNode({
+				parameters: createIfExists('skip', { maxRetries: 1 }),
+				credentials: credentials(),
+				items: items({ Product: 'Kettle', Email: 'ann@example.com' }, { Product: 'Kettle', Email: 'bo@example.com' }),
+				continueOnFail: true,
+			});
+
+			expect(outcomes(run.items)).toEqual([message, 'created']);
+			expect(posts().flatMap((request) => (request.body as { registrations: IDataObject[] }).registrations)).toEqual([
+				{ productName: 'Kettle', customerEmail: 'bo@example.com' },
+			]);
+		},
+	);
+
+	test('Update of a listed registration without an id fails that item clearly', async () => {
+		sandbox().faultPlan = (request) =>
+			request.method === 'GET'
+				? { status: 200, body: [{ productName: 'Kettle', customerEmail: 'ann@example.com', customerName: 'Old' }] }
+				: undefined;
+
+		const run = await runNode({
+			parameters: createIfExists('update'),
+			credentials: credentials(),
+			items: items({ Product: 'Kettle', Email: 'ann@example.com', Name: 'New' }),
+			continueOnFail: true,
+		});
+
+		expect(outcomes(run.items)).toEqual([
+			'The service lists a registration for item 0 but without an id, so it cannot be updated',
+		]);
+		expect(sandbox().requests.filter((request) => request.method !== 'GET')).toHaveLength(0);
+	});
+
+	test('Create Anyway (the default) looks nothing up and adds no outcome', async () => {
+		const run = await runNode({ parameters: createIfExists('create'), credentials: credentials(), items: sheet(3) });
+
+		expect(lookups()).toHaveLength(0);
+		expect(run.items.every((item) => item.json.outcome === undefined && typeof item.json.id === 'string')).toBe(true);
+	});
+});
+
+describe('a create whose answer is lost, with If Already Registered', () => {
+	test.each<[string, IDataObject]>([
+		['the service stores it and drops the connection', { resetAfterHandling: true }],
+		['the connection drops before the service acts', { resetBeforeHandling: true }],
+		['a proxy answers with an HTML page', { status: 502, body: '<html><body>Bad gateway</body></html>' }],
+		['the answer stalls past the Timeout', { delayMs: 1500 }],
+	])('%s: each registration exists once and every item says created', async (_case, fault) => {
+		let faulted = false;
+		sandbox().faultPlan = (request) => {
+			if (request.method !== 'POST' || faulted) return undefined;
+			faulted = true;
+			return fault;
+		};
+
+		const run = await runNode({
+			parameters: createIfExists('skip', { timeout: 500 }),
+			credentials: credentials(),
+			items: sheet(6),
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(outcomes(run.items)).toEqual(Array(6).fill('created'));
+		expect(sandbox().state.registrations.size).toBe(6);
+		expect(run.items.map((item) => item.json.productName)).toEqual(sheet(6).map((row) => row.json.Product));
+	});
+
+	test('when the lookup after a lost answer fails too, the outcome stays unknown and nothing is sent again', async () => {
+		// Two e-mails are looked up first; the create's answer is lost; the lookups after it fail.
+		let lookupsSeen = 0;
+		sandbox().faultPlan = (request) => {
+			if (request.method === 'POST') return { resetAfterHandling: true };
+			return (lookupsSeen += 1) > 2 ? { status: 500, body: { message: 'down' } } : undefined;
+		};
+
+		const run = await runNode({
+			parameters: createIfExists('skip', { maxRetries: 0 }),
+			credentials: credentials(),
+			items: sheet(6),
+		});
+
+		expect(run.error?.message).toMatch(
+			/^The outcome is unknown: could not reach the service at .*: the connection was reset, so the service may or may not have created the 6 registrations of items 0 to 5/,
+		);
+		expect(posts()).toHaveLength(1);
+	});
+});

@@ -1,0 +1,87 @@
+import { searchList } from '../../harness/editorCalls';
+import { useSandbox } from '../../harness/sandbox';
+import { runNode } from '../../harness/workflowRunner';
+import { seedSampleData } from '../../sandbox/sampleData';
+
+const { sandbox, credentials } = useSandbox();
+
+const search = async (filter?: string) => await searchList('searchRegistrations', credentials(), filter);
+
+describe('Registration "From List": the search the editor runs while the user types', () => {
+	beforeEach(() => seedSampleData(sandbox().state));
+
+	test('a complete e-mail address is searched by the service and lists what a person recognises', async () => {
+		const { results } = await search(' ann.lee@example.com ');
+
+		expect(sandbox().requests.map((request) => request.query)).toEqual([
+			{ email: 'ann.lee@example.com', limit: '100' },
+		]);
+		expect(results).toEqual([
+			{ name: 'Kettle K1 · Ann Lee · 2024-03-01 (R000001)', value: 'R000001' },
+			{ name: 'Toaster T2 · Ann Lee · 2024-05-17 (R000002)', value: 'R000002' },
+		]);
+	});
+
+	test('without a filter it lists the registrations the service gives first, at most 100', async () => {
+		const { results } = await search();
+
+		expect(sandbox().requests.map((request) => request.query)).toEqual([{ limit: '100' }]);
+		expect(results.map((result) => result.value)).toEqual(['R000001', 'R000002', 'R000003']);
+	});
+
+	test('part of an e-mail, a name, a product or an ID narrows the list', async () => {
+		expect((await search('bo.ch')).results.map((result) => result.value)).toEqual(['R000003']);
+		expect((await search('toaster')).results.map((result) => result.value)).toEqual(['R000002']);
+		expect((await search('R000001')).results.map((result) => result.value)).toEqual(['R000001']);
+		expect((await search('nobody')).results).toEqual([]);
+	});
+
+	test('entries the service lists without product or customer show their ID; entries without an ID are left out', async () => {
+		sandbox().faultQueue.push({
+			status: 200,
+			body: [{ id: 'R9' }, { regId: 'R10', productName: 'Blender B3' }, { productName: 'no id' }],
+		});
+
+		expect((await search()).results).toEqual([
+			{ name: 'R9', value: 'R9' },
+			{ name: 'Blender B3 (R10)', value: 'R10' },
+		]);
+	});
+
+	test('a wrong token shows the same clear error the node gives', async () => {
+		await expect(searchList('searchRegistrations', { ...credentials(), accessToken: 'not-the-token' })).rejects.toThrow(
+			'The service rejected the access token (HTTP 401): Invalid access token',
+		);
+	});
+});
+
+describe('Registration, as each kind of saved workflow holds it', () => {
+	beforeEach(() => seedSampleData(sandbox().state));
+
+	test.each([
+		[
+			'picked from the list',
+			{ __rl: true, mode: 'list', value: 'R000002', cachedResultName: 'Toaster T2 · Ann Lee · 2024-05-17 (R000002)' },
+		],
+		['typed by ID', { __rl: true, mode: 'id', value: 'R000002' }],
+		['mapped by ID', { __rl: true, mode: 'id', value: '={{ $json.registration }}' }],
+		['a plain ID (saved before 0.2)', 'R000002'],
+		['a plain expression (saved before 0.2)', '={{ $json.registration }}'],
+	])('%s', async (_kind, registrationId) => {
+		const result = await runNode({
+			parameters: {
+				resource: 'registration',
+				operation: 'updateStatus',
+				registrationId,
+				status: 'approved',
+				isPublic: true,
+			},
+			credentials: credentials(),
+			items: [{ json: { registration: 'R000002' } }],
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(sandbox().requestsTo('POST', '/api/registrations/R000002/status')).toHaveLength(1);
+		expect(result.items[0].json).toMatchObject({ id: 'R000002', status: 'approved' });
+	});
+});
