@@ -6,6 +6,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { RunFigures, Way } from './cases';
+import { writeDocsSection, writesDocs } from '../scripts/docsSection';
 import { CASES, LATENCY_MS, measureCase } from './cases';
 import type { Measurement } from './measure';
 import { MiB } from './measure';
@@ -13,9 +14,10 @@ import type { UploadWay } from './upload';
 import { measureUpload } from './upload';
 
 /**
- * `npm run bench [-- --json] [-- --only <case id>]`: runs the node through n8n's engine against the sandbox (with
+ * `npm run bench [-- --json] [-- --only <case id>] [-- --write-docs]`: runs the node through n8n's engine against the sandbox (with
  * 20 ms of latency per request) and compares each case with the naive way and the floor the machine allows. Every
- * measurement runs in a fresh child process, so one run's memory peak cannot hide in another's.
+ * measurement runs in a fresh child process, so one run's memory peak cannot hide in another's. With --write-docs
+ * (and every case run) the tables replace those in docs/performance.md.
  */
 
 const UPLOAD_SIZE = 1024 * MiB;
@@ -183,25 +185,27 @@ async function uploadRow(directory: string): Promise<Row> {
 	};
 }
 
-function printTable(rows: Row[]): void {
-	console.log(
+/** The rows as Markdown: the measurements, then each target and whether it was met. */
+function tables(rows: Row[]): string {
+	const lines = [
 		`| case | requests | credential reads, expressions per item | wall time | peak memory | naive way: requests, wall time, peak memory | floor |`,
-	);
-	console.log('|---|---|---|---|---|---|---|');
+		'|---|---|---|---|---|---|---|',
+	];
 	for (const row of rows) {
 		const naive = row.naive
 			? `${row.naive.requests}, ${seconds(row.naive.wallMs)}, +${row.naive.peakMemoryGrowthMiB} MiB (${row.naive.how})`
 			: '—';
-		console.log(
+		lines.push(
 			`| ${row.case} | ${row.requests} | ${row.credentialReads ?? '—'}, ${row.expressionsPerItem?.toFixed(1) ?? '—'} | ${seconds(row.wallMs)} | +${row.peakMemoryGrowthMiB} MiB | ${naive} | ${seconds(row.floor.wallMs)} (${row.floor.how}) |`,
 		);
 	}
-	console.log('');
+	lines.push('', '| case | target | measured | |', '|---|---|---|---|');
 	for (const row of rows) {
 		for (const target of row.targets) {
-			console.log(`${target.met ? 'met   ' : 'MISSED'} ${row.case}: ${target.target} (measured ${target.measured})`);
+			lines.push(`| ${row.case} | ${target.target} | ${target.measured} | ${target.met ? 'met' : '**missed**'} |`);
 		}
 	}
+	return lines.join('\n');
 }
 
 async function measureInThisProcess(name: string, argument: string | undefined): Promise<void> {
@@ -235,11 +239,9 @@ async function main(): Promise<void> {
 	const machine = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, latencyMs: LATENCY_MS };
 	if (argv.includes('--json')) console.log(JSON.stringify({ machine, rows }, null, 2));
 	else {
-		console.log(`Node.js ${machine.node}, ${machine.cpus} cores, ${LATENCY_MS} ms latency per request`);
-		console.log(
-			"Expressions run in n8n-workflow's default engine in this process, not in the isolated-vm sandbox of n8n 1.123 (about 1–2 ms each there); the credential is decrypted on every read, as in n8n, but not read from a database. `npm run bench:n8n` measures inside a real n8n.\n",
-		);
-		printTable(rows);
+		const markdown = tables(rows);
+		console.log(`Node.js ${machine.node}, ${machine.cpus} cores, ${LATENCY_MS} ms latency per request\n\n${markdown}`);
+		if (writesDocs() && !only) writeDocsSection('performance.md', 'engine-bench', 'npm run bench', markdown);
 	}
 }
 

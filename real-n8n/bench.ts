@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { INodeParameters } from 'n8n-workflow';
 
 import { startSandbox } from '../bench/cases';
+import { writeDocsSection, writesDocs } from '../scripts/docsSection';
 import type { SandboxSetup } from '../bench/sandboxProcess';
 
 import { cpuWhileRunning } from './cpuProfile';
@@ -11,11 +12,12 @@ import { CREDENTIAL } from './examples';
 import { N8N_LINES, packPackage, RealN8n } from './instance';
 
 /**
- * `npm run bench:n8n [-- --runs N] [-- --only <case>] [-- --json]`: this node beside n8n's HTTP Request node doing
+ * `npm run bench:n8n [-- --runs N] [-- --only <case>] [-- --json] [-- --write-docs]`: this node beside n8n's HTTP Request node doing
  * the same calls (or beside another setup of this node), inside a real n8n of each line (the package installed as
  * n8n's community-package installer does), against the sandbox in a process of its own with 20 ms added to every
  * request. A Code node makes the items; the figure is each node's own run time as n8n reports it (`executionTime`),
- * the median of N runs (default 3), both measured alternately in the same n8n. Not part of CI.
+ * the median of N runs (default 3), both measured alternately in the same n8n. With --write-docs (and every case run)
+ * the table replaces that of the same n8n lines in docs/performance.md. Not part of CI.
  */
 
 const LATENCY_MS = 20;
@@ -376,6 +378,13 @@ async function main(): Promise<void> {
 	const header = `npm run bench:n8n (${runs} run(s) each, median; ${LATENCY_MS} ms latency unless the case says none)`;
 	if (args.includes('--json')) console.log(JSON.stringify(rows, null, 2));
 	else console.log(`${header}\n\n${table(rows)}`);
+	if (writesDocs() && only === undefined) {
+		const command = `npm run bench:n8n -- --runs ${runs} --write-docs`;
+		for (const version of N8N_LINES) {
+			const lineRows = rows.filter((row) => row.line === version);
+			writeDocsSection('performance.md', `n8n-${version}`, command, table(lineRows));
+		}
+	}
 }
 
 main().catch((error: unknown) => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Sandbox } from '../sandbox/service';
+import { writeDocsSection, writesDocs } from '../scripts/docsSection';
 import { CREDENTIAL } from './examples';
 import type { ServerProcess } from './instance';
 import { freePort, N8N_LINES, packPackage, RealN8n, waitFor } from './instance';
@@ -12,7 +13,8 @@ import { freePort, N8N_LINES, packPackage, RealN8n, waitFor } from './instance';
  * `npm run test:queue`: the package in n8n's queue mode, as big shops run it — Redis, PostgreSQL, a main that takes
  * the webhooks and two workers (`--concurrency=10`) on this machine, each line of N8N_LINES — and what happens when a
  * worker dies with creates on the wire. Every part listens on 127.0.0.1 only and is stopped by its PID at the end,
- * also on failure. Not part of CI: it starts real servers and takes minutes.
+ * also on failure. Not part of CI: it starts real servers and takes minutes. With --write-docs (and every phase run)
+ * each line's output replaces that line's in docs/scale.md.
  */
 
 const CALLS = 1000;
@@ -30,8 +32,9 @@ const AFTER_CRASH_WAIT_MS = Number(process.env.QUEUE_CRASH_WAIT_MS ?? 180_000);
  */
 const CALLER_PATIENCE_MS = 240_000;
 const NOBODY = 'nobody';
+const ALL_PHASES = ['load', 'status', 'crash', 'upload'];
 /** The phases to run (all unless QUEUE_PHASES names some, e.g. "load,crash"). */
-const PHASES = (process.env.QUEUE_PHASES ?? 'load,status,crash,upload').split(',');
+const PHASES = process.env.QUEUE_PHASES?.split(',') ?? ALL_PHASES;
 
 const stoppers: Array<() => void> = [];
 const stopAll = () => {
@@ -440,6 +443,8 @@ function queueWorkflows(sandbox: Sandbox) {
 interface LineReport {
 	version: string;
 	failures: string[];
+	/** What the run said, line by line: the figures docs/scale.md shows. */
+	said: string[];
 }
 
 type Say = (line: string) => void;
@@ -461,7 +466,7 @@ interface Run {
 }
 
 async function queueLine(version: string, tarball: string): Promise<LineReport> {
-	const report: LineReport = { version, failures: [] };
+	const report: LineReport = { version, failures: [], said: [] };
 	console.log(`\nn8n ${version} in queue mode (Redis, PostgreSQL, a main and two workers --concurrency=10)`);
 
 	const redisPort = await startRedis();
@@ -530,7 +535,10 @@ async function queueLine(version: string, tarball: string): Promise<LineReport> 
 		main,
 		workers,
 		startWorker,
-		say: (line) => console.log(`  ${line}`),
+		say: (line) => {
+			report.said.push(line);
+			console.log(`  ${line}`);
+		},
 		check: (ok, failure) => {
 			if (!ok) report.failures.push(failure);
 		},
@@ -805,6 +813,18 @@ async function main(): Promise<void> {
 	const failures = reports.flatMap((report) => report.failures.map((failure) => `${report.version}: ${failure}`));
 	console.log(`\nn8n's logs: ${LOGS}`);
 	console.log(failures.length === 0 ? 'queue mode: every check passed' : `queue mode: FAILED\n${failures.join('\n')}`);
+	if (writesDocs() && PHASES.length === ALL_PHASES.length) {
+		for (const { version, said, failures: failed } of reports) {
+			const verdict = failed.length === 0 ? 'every check passed' : `FAILED: ${failed.join('; ')}`;
+			const output = ['```', ...said, verdict, '```'].join('\n');
+			writeDocsSection(
+				'scale.md',
+				`queue-${version}`,
+				`REAL_N8N_VERSIONS=${version} npm run test:queue -- --write-docs`,
+				output,
+			);
+		}
+	}
 	process.exitCode = failures.length === 0 ? 0 : 1;
 }
 

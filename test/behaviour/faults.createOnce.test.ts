@@ -4,6 +4,7 @@ import { useSandbox } from '../../harness/sandbox';
 import { runNode } from '../../harness/workflowRunner';
 import { seededRandom } from '../../sandbox/random';
 import type { Fault } from '../../sandbox/service';
+import { writeDocsSection, writesDocs } from '../../scripts/docsSection';
 
 /**
  * Create exactly once, under faults: 2,000 registrations created with If Already Registered: Skip while the service
@@ -70,12 +71,14 @@ test('2,000 creates with Skip while answers get lost: none twice, no unknown out
 	}
 	const duplicates = [...perSerial.values()].reduce((sum, count) => sum + count - 1, 0);
 	const lostAnswers = [...lost.values()].reduce((sum, count) => sum + count, 0);
-	process.stdout.write(
-		`\ncreate once (seed ${SEED}): ${summary.creates} creates with If Already Registered: Skip, ${lostAnswers} answers lost ` +
-			`(${[...lost].map(([name, count]) => `${name}: ${count}`).join(', ')}), ${summary.created} items created, ` +
-			`${duplicates} duplicates, ${summary.unknownOutcomesLeft} unknown outcomes left, ${summary.otherErrors} other errors, ` +
-			`${summary.itemsLost} items lost\n`,
-	);
+	const report =
+		`create once (seed ${SEED}): ${summary.creates} creates with If Already Registered: Skip, ${lostAnswers} answers lost ` +
+		`(${[...lost].map(([name, count]) => `${name}: ${count}`).join(', ')}), ${summary.created} items created, ` +
+		`${duplicates} duplicates, ${summary.unknownOutcomesLeft} unknown outcomes left, ${summary.otherErrors} other errors, ` +
+		`${summary.itemsLost} items lost`;
+	process.stdout.write(`\n${report}\n`);
+	if (writesDocs())
+		writeDocsSection('reliability.md', 'create-once', 'npm run docs:reliability', `\`\`\`\n${report}\n\`\`\``);
 
 	expect(lost.size).toBe(LOST_ANSWERS.length);
 	expect(summary).toEqual({ creates: CREATES, created: CREATES, unknownOutcomesLeft: 0, otherErrors: 0, itemsLost: 0 });

@@ -6,6 +6,7 @@ import { runNode } from '../../harness/workflowRunner';
 import { seededRandom } from '../../sandbox/random';
 import type { Fault, RecordedRequest } from '../../sandbox/service';
 import { useSandbox } from '../../harness/sandbox';
+import { writeDocsSection, writesDocs } from '../../scripts/docsSection';
 
 /**
  * The fault-injection suite: at least 1,000 operations of every kind run through the engine while the sandbox
@@ -320,9 +321,10 @@ test('fault injection: nothing lost, nothing duplicated, no token leaked', async
 		`${summary.succeededAfterRetry} succeeded after retry, ${summary.errorItems} error items, ` +
 		`${summary.itemsLost} items lost, ${summary.duplicates} duplicate creations, ${summary.tokenLeaks} token leaks ` +
 		`(in outputs, errors and ${logs.lines.length} captured log lines)`;
-	process.stdout.write(
-		`\n${line}\nfaults by kind: ${JSON.stringify(Object.fromEntries(faultCounts))}\nerror items by cause: ${JSON.stringify(Object.fromEntries(errorCauses))}\n`,
-	);
+	const report = `${line}\nfaults by kind: ${JSON.stringify(Object.fromEntries(faultCounts))}\nerror items by cause: ${JSON.stringify(Object.fromEntries(errorCauses))}`;
+	process.stdout.write(`\n${report}\n`);
+	if (writesDocs())
+		writeDocsSection('reliability.md', 'fault-injection', 'npm run docs:reliability', `\`\`\`\n${report}\n\`\`\``);
 
 	expect(logs.lines.length).toBeGreaterThan(0);
 	expect(summary.operations).toBeGreaterThanOrEqual(9 * OPERATIONS_PER_KIND);

@@ -103,4 +103,30 @@ describe('the README', () => {
 		expect(readme).toContain(`\`\`\`sh\n${ciCommand}\n\`\`\``);
 		expect(readme).toContain('```sh\nnpm ci && npm run build && npm run demo\n```');
 	});
+
+	test('stays a user\'s document: at most 15,000 bytes, the measurements in docs/', () => {
+		expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(15_000);
+	});
+
+	test('has every section the codex files and the credential link to', () => {
+		const anchors = new Set(
+			[...readme.matchAll(/^#+ (.+)$/gm)].map(([, heading]) =>
+				heading
+					.toLowerCase()
+					.replace(/[^a-z0-9 -]/g, '')
+					.replace(/ /g, '-'),
+			),
+		);
+		const codexLinks = ['ProductRegistration', 'ProductRegistrationTrigger'].flatMap((node) =>
+			JSON.stringify(JSON.parse(readFileSync(join(root, 'nodes', node, `${node}.node.json`), 'utf8'))).match(
+				/#[a-z0-9-]+/g,
+			),
+		);
+		const credentialLink = /documentationUrl = '[^#']*(#[a-z0-9-]+)'/.exec(
+			readFileSync(join(root, 'credentials', 'ProductRegistrationApi.credentials.ts'), 'utf8'),
+		)?.[1];
+		const links = [...codexLinks, credentialLink];
+		expect(links.length).toBeGreaterThanOrEqual(6);
+		for (const link of links) expect(anchors).toContain(link?.slice(1));
+	});
 });
