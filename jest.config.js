@@ -6,7 +6,8 @@
 const v1 = '<rootDir>/node_modules/n8n-core-v1';
 
 const shared = {
-	preset: 'ts-jest',
+	// The tests type-check with the tooling configuration; tsconfig.json builds only what ships.
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.tooling.json' }] },
 	testEnvironment: 'node',
 	setupFiles: ['<rootDir>/harness/environment.ts'],
 };

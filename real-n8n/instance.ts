@@ -128,7 +128,6 @@ export class RealN8n {
 		const { devDependencies, peerDependencies, optionalDependencies, ...manifest } = JSON.parse(
 			readFileSync(manifestPath, 'utf8'),
 		) as Record<string, unknown>;
-		(void devDependencies, void peerDependencies, void optionalDependencies);
 		writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
 		await run(
 			'npm',

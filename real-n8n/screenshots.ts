@@ -83,12 +83,13 @@ async function photographLine(version: string, tarball: string): Promise<string[
 			await page.goto(`${n8n.baseUrl}${path}`);
 			await settle(page);
 			await act(page);
-			await page.screenshot({ path: join(folder, file) });
+			// JPEG, not PNG: n8n's node CLI copies every PNG and SVG of the repository into dist/ when it builds.
+			await page.screenshot({ path: join(folder, file), type: 'jpeg', quality: 85 });
 			taken.push(join('docs', 'screenshots', `n8n-${version}`, file));
 		};
 
 		const spreadsheet = examples.find((candidate) => candidate.file === 'register-products-from-spreadsheet.json')!;
-		await shoot('nodes-panel.png', `/workflow/${spreadsheet.workflow.id}`, async () => {
+		await shoot('nodes-panel.jpg', `/workflow/${spreadsheet.workflow.id}`, async () => {
 			await page.click('[data-test-id="node-creator-plus-button"]');
 			await settle(page, 800);
 			await page.keyboard.type('Product Registration');
@@ -97,9 +98,9 @@ async function photographLine(version: string, tarball: string): Promise<string[
 			await settle(page);
 		});
 		for (const [file, path] of [
-			['operations-registration.png', nodeOf(examples, 'register-products-from-spreadsheet.json')],
-			['operations-serial-number.png', nodeOf(examples, 'import-serial-numbers.json')],
-			['operations-file.png', nodeOf(examples, 'upload-receipt-and-attach.json')],
+			['operations-registration.jpg', nodeOf(examples, 'register-products-from-spreadsheet.json')],
+			['operations-serial-number.jpg', nodeOf(examples, 'import-serial-numbers.json')],
+			['operations-file.jpg', nodeOf(examples, 'upload-receipt-and-attach.json')],
 		]) {
 			await shoot(file, path, async () => {
 				await page.click('[data-test-id="parameter-input-operation"]');
@@ -107,18 +108,18 @@ async function photographLine(version: string, tarball: string): Promise<string[
 			});
 		}
 		await shoot(
-			'registration-from-list.png',
+			'registration-from-list.jpg',
 			`/workflow/${pickerWorkflow.id}/${pickerWorkflow.nodes[0].id}`,
 			async () => {
 				await page.click('[data-test-id="rlc-input"]');
 				await settle(page, 2000);
 			},
 		);
-		await shoot('credential-test.png', `/home/credentials/${CREDENTIAL.id}`, async () => {
+		await shoot('credential-test.jpg', `/home/credentials/${CREDENTIAL.id}`, async () => {
 			await settle(page, 2500);
 		});
 		await shoot(
-			'trigger.png',
+			'trigger.jpg',
 			nodeOf(examples, 'react-to-new-registration.json', 'n8n-nodes-product-registration.productRegistrationTrigger'),
 			async () => {
 				await page.click('text=Webhook URLs');

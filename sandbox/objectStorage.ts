@@ -86,7 +86,8 @@ export class ObjectStorage {
 	 * made safe as a single path part of bounded length, as storage keys (and this storage's files) need.
 	 */
 	newKey(fileName: string): string {
-		const safeName = fileName.replace(/[/\\\u0000-\u001f]/g, '_').replace(/^\.+$/, '_').slice(-200) || '_';
+		const withoutSeparators = [...fileName].map((char) => (char < ' ' || char === '/' || char === '\\' ? '_' : char));
+		const safeName = withoutSeparators.join('').replace(/^\.+$/, '_').slice(-200) || '_';
 		return `uploads/${randomBytes(8).toString('hex')}/${safeName}`;
 	}
 

@@ -101,19 +101,18 @@ export class Sandbox {
 	static async start(options: SandboxOptions = {}): Promise<Sandbox> {
 		const storage = await ObjectStorage.start(options.storagePort);
 		const token = options.token ?? `sandbox-${randomBytes(12).toString('hex')}`;
-		let sandbox: Sandbox | undefined;
-		const server = createServer((request, response) => {
-			void sandbox?.handle(request, response);
-		});
+		const server = createServer();
 		await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
 		const { port } = server.address() as AddressInfo;
-		sandbox = new Sandbox(
+		const sandbox = new Sandbox(
 			server,
 			storage,
 			token,
 			`http://127.0.0.1:${port}`,
 			options.uploadUrlTtlSeconds ?? 900,
 		);
+		// Nobody knows the port before start() returns, so no request can come before this listener.
+		server.on('request', (request, response) => void sandbox.handle(request, response));
 		return sandbox;
 	}
 

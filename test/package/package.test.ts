@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 
 const root = join(__dirname, '..', '..');
 const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+	version: string;
 	n8n: { credentials: string[]; nodes: string[] };
 };
 
@@ -90,6 +91,19 @@ describe('the published package', () => {
 			);
 		expect(requires.filter((name) => name !== 'n8n-workflow' && !name.startsWith('.'))).toEqual([]);
 	});
+});
+
+test("n8n's node CLI builds what npm run build builds: tsconfig.json compiles only what ships, and no PNG or SVG lies elsewhere", () => {
+	// `n8n-node build` runs tsc with tsconfig.json, then copies every PNG and SVG of the repository into dist/.
+	const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { include: string[] };
+	expect(tsconfig.include.map((pattern) => pattern.split('/')[0]).sort()).toEqual(['credentials', 'nodes', 'nodes']);
+	const images = execFileSync('git', ['ls-files', '*.png', '*.svg'], { cwd: root, encoding: 'utf8' }).split('\n');
+	expect(images.filter((file) => file !== '' && !/^(nodes|credentials)\//.test(file))).toEqual([]);
+});
+
+test('the version in package.json has its CHANGELOG entry', () => {
+	const changelog = readFileSync(join(root, 'CHANGELOG.md'), 'utf8');
+	expect(changelog).toMatch(new RegExp(`^## ${packageJson.version.replace(/\./g, '\\.')} `, 'm'));
 });
 
 describe('the README', () => {
