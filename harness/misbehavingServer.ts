@@ -3,15 +3,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /**
- * A real HTTP server on 127.0.0.1 that fails slowly, the ways services fail over time:
+ * A real HTTP server on 127.0.0.1 that fails the ways services fail over time, or at length:
  * - `trickle`: sends the headers at once, then one byte a second, forever;
  * - `silent`: takes the request and never answers;
  * - `halfBody`: announces a body, sends half of it and keeps the socket open;
- * - `slowReader`: a storage that accepts an upload's headers, then reads one byte a second and never answers.
+ * - `slowReader`: a storage that accepts an upload's headers, then reads one byte a second and never answers;
+ * - `flood`: answers every request with HTTP 500 and a 10 MB JSON error, `{"error": "xxxx…"}`.
  * It counts its open connections, so a test can prove the client closed every one (a server that stops reading
  * cannot see the client go: count the client's side with `connectionsTo(port)` then).
  */
-export type Misbehaviour = 'trickle' | 'silent' | 'halfBody' | 'slowReader';
+export type Misbehaviour = 'trickle' | 'silent' | 'halfBody' | 'slowReader' | 'flood';
+
+let flood: string | undefined;
 
 export interface MisbehavingServer {
 	url: string;
@@ -34,6 +37,12 @@ function misbehave(mode: Misbehaviour, request: IncomingMessage, response: Serve
 	}
 	request.resume();
 	if (mode === 'silent') return;
+	if (mode === 'flood') {
+		flood ??= JSON.stringify({ error: 'x'.repeat(10 * 1024 * 1024) });
+		response.writeHead(500, { 'content-type': 'application/json', 'content-length': String(flood.length) });
+		response.end(flood);
+		return;
+	}
 	if (mode === 'trickle') {
 		response.writeHead(200, { 'content-type': 'application/json' });
 		response.write('[');

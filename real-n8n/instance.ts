@@ -64,6 +64,8 @@ export async function waitFor<T>(
 	throw new Error(`Timed out waiting for ${what}`);
 }
 
+const PEAK_RSS = 'peak-rss-kb';
+
 /** A long-running n8n process (`start`, `worker`), its output going to a file. */
 export type ServerProcess = ChildProcess & { logFile: string; log: () => string };
 
@@ -72,6 +74,8 @@ export interface RunOutput {
 	stderr: string;
 	code: number | null;
 	ms: number;
+	/** The n8n process's peak resident memory, in MB (GNU time's maximum resident set size). */
+	peakRssMb?: number;
 }
 
 export class RealN8n {
@@ -164,18 +168,21 @@ export class RealN8n {
 		const env = this.env({ ...options.env, ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}) });
 		const outputFile = join(this.userFolder, `cli-${process.pid}-${Date.now()}.out`);
 		const output = openSync(outputFile, 'w');
-		const child = spawn(
-			'timeout',
-			['-s', 'KILL', String(Math.ceil((options.timeoutMs ?? 300_000) / 1000)), TOOL, ...args],
-			{ env, stdio: ['ignore', output, 'pipe'] },
-		);
+		const seconds = String(Math.ceil((options.timeoutMs ?? 300_000) / 1000));
+		// The tool execs n8n, so GNU time's figure is n8n's own peak memory.
+		const child = spawn('timeout', ['-s', 'KILL', seconds, '/usr/bin/time', '-f', `${PEAK_RSS} %M`, TOOL, ...args], {
+			env,
+			stdio: ['ignore', output, 'pipe'],
+		});
 		let stderr = '';
 		child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
 		const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
 		closeSync(output);
 		const stdout = readFileSync(outputFile, 'utf8');
 		rmSync(outputFile, { force: true });
-		return { stdout, stderr, code, ms: Date.now() - started };
+		const peakRssKb = new RegExp(`${PEAK_RSS} (\\d+)`).exec(stderr)?.[1];
+		const peakRssMb = peakRssKb === undefined ? undefined : Math.round(Number(peakRssKb) / 1024);
+		return { stdout, stderr, code, ms: Date.now() - started, peakRssMb };
 	}
 
 	private async cliOrThrow(args: string[]): Promise<RunOutput> {

@@ -1,13 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { startMisbehavingServer } from '../harness/misbehavingServer';
+import { ECHO_LIMIT } from '../nodes/ProductRegistration/transport/answerText';
 import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
-import type { RealN8n } from './instance';
-import { N8N_LINES, nodeOutput, packPackage, root, waitFor } from './instance';
-import { startMisbehavingServer } from '../harness/misbehavingServer';
 import type { Example } from './examples';
 import { CREDENTIAL, importExamples } from './examples';
+import type { RealN8n } from './instance';
+import { N8N_LINES, nodeOutput, packPackage, root, waitFor } from './instance';
 
 /**
  * `npm run test:n8n`: every workflow of examples/ imported into a real n8n (each line of N8N_LINES, the package
@@ -194,6 +195,60 @@ async function checkDeadline(n8n: RealN8n): Promise<string[]> {
 	}
 }
 
+const FLOODED_CREDENTIAL = { ...CREDENTIAL, id: 'prCredentialFlood', name: 'Flooding service' };
+/** Within this, the node's error quotes at most ECHO_LIMIT characters of the answer beside its own words. */
+const FLOODED_MESSAGE_BOUND = ECHO_LIMIT + 400;
+
+/**
+ * Delete against a service that answers HTTP 500 with a 10 MB JSON error, beside the HTTP Request node doing the same
+ * call: the node's error must quote a bounded part of it. Prints what each execution holds (its run data as n8n
+ * prints and stores it) and n8n's peak memory.
+ */
+async function checkFloodedAnswer(n8n: RealN8n): Promise<string[]> {
+	const service = await startMisbehavingServer('flood');
+	try {
+		await n8n.importCredential({ ...FLOODED_CREDENTIAL, data: { baseUrl: service.url, accessToken: 'token' } });
+		await n8n.importWorkflow(
+			oneNodeWorkflow('floodNode', {
+				type: 'n8n-nodes-product-registration.productRegistration',
+				typeVersion: 1,
+				parameters: { resource: 'registration', operation: 'delete', registrationId: 'R000001' },
+				credentials: { [FLOODED_CREDENTIAL.type]: { id: FLOODED_CREDENTIAL.id, name: FLOODED_CREDENTIAL.name } },
+			}),
+		);
+		await n8n.importWorkflow(
+			oneNodeWorkflow('floodHttp', {
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				parameters: { method: 'DELETE', url: `${service.url}/api/registrations/R000001` },
+			}),
+		);
+		const describe = (result: Awaited<ReturnType<RealN8n['execute']>>) => {
+			const error = result.data?.data.resultData.error;
+			const messageLength =
+				(error?.message?.length ?? 0) + ((error as { description?: string })?.description?.length ?? 0);
+			const kb = (Buffer.byteLength(JSON.stringify(result.data ?? null)) / 1024).toFixed(0);
+			return {
+				messageLength,
+				text: `execution data ${kb} KB, error message and description ${messageLength.toLocaleString('en-US')} characters, n8n's peak RSS ${result.output.peakRssMb} MB`,
+			};
+		};
+		const ours = describe(await n8n.execute('floodNode', { timeoutMs: 120_000 }));
+		const http = describe(await n8n.execute('floodHttp', { timeoutMs: 120_000 }));
+		const problems = expectThat(
+			ours.messageLength > 0 && ours.messageLength < FLOODED_MESSAGE_BOUND,
+			`the error should quote at most ${ECHO_LIMIT} characters of the answer, got ${ours.messageLength} characters`,
+		);
+		console.log(
+			`  ${problems.length === 0 ? 'ok  ' : 'FAIL'} flooded answer: Delete against a service answering 500 with a 10 MB JSON error: ${ours.text}`,
+		);
+		console.log(`       the HTTP Request node, same call: ${http.text}`);
+		return problems;
+	} finally {
+		await service.stop();
+	}
+}
+
 async function smokeOneLine(version: string, tarball: string): Promise<boolean> {
 	console.log(`\nn8n ${version}`);
 	const sandbox = await Sandbox.start();
@@ -225,6 +280,7 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 		}
 
 		passed = (await checkDeadline(n8n)).length === 0 && passed;
+		passed = (await checkFloodedAnswer(n8n)).length === 0 && passed;
 
 		const triggered = examples.filter(({ file }) => CHECKS[file]?.start !== 'execute');
 		for (const example of triggered) await n8n.activate(example.workflow.id);

@@ -5,7 +5,7 @@ import type { INode } from 'n8n-workflow';
 
 import { useSandbox } from '../../harness/sandbox';
 import { runNode } from '../../harness/workflowRunner';
-import { describeErrorBody } from '../../nodes/ProductRegistration/transport/judge';
+import { describeErrorBody } from '../../nodes/ProductRegistration/transport/answerText';
 import { serviceRoot, serviceUrl } from '../../nodes/ProductRegistration/transport/session';
 
 const { sandbox, credentials } = useSandbox();

@@ -1,5 +1,6 @@
-import type { IDataObject, IHttpRequestMethods, IN8nHttpFullResponse, NodeApiError } from 'n8n-workflow';
+import type { IHttpRequestMethods, IN8nHttpFullResponse, NodeApiError } from 'n8n-workflow';
 
+import { bounded, describeErrorBody } from './answerText';
 import { connectionErrorCode, connectionProblem } from './connectionErrors';
 
 /**
@@ -49,31 +50,6 @@ export type FailFunction = (
 	ErrorType?: typeof NodeApiError,
 ) => NodeApiError;
 
-/** Turns whatever error body the service sent (JSON, text or an HTML page) into one readable line. */
-export function describeErrorBody(body: unknown): string {
-	if (body === undefined || body === null || body === '') return '';
-	if (typeof body === 'object') {
-		const fields = body as IDataObject;
-		if (Object.keys(fields).length === 0) return '';
-		for (const key of ['message', 'error', 'errors', 'detail', 'title']) {
-			const value = fields[key];
-			if (typeof value === 'string' && value.trim() !== '') return value.trim();
-			if (Array.isArray(value) && value.length > 0) return value.map(describeErrorBody).join('; ');
-			if (value && typeof value === 'object') {
-				const nested = describeErrorBody(value);
-				if (nested !== '') return nested;
-			}
-		}
-		return JSON.stringify(body).slice(0, 300);
-	}
-	const text = String(body)
-		.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
-		.replace(/<[^>]+>/g, ' ')
-		.replace(/\s+/g, ' ')
-		.trim();
-	return text.length > 300 ? `${text.slice(0, 297)}...` : text;
-}
-
 /** Milliseconds to wait as a Retry-After header asks (seconds or an HTTP date), capped; undefined when absent. */
 export function retryAfterMs(header: unknown, now = Date.now()): number | undefined {
 	const value = Array.isArray(header) ? header[0] : header;
@@ -93,11 +69,6 @@ export function retryAfterMs(header: unknown, now = Date.now()): number | undefi
 export function backoffMs(retryDelayMs: number, retry: number, random = Math.random): number {
 	const step = Math.min(retryDelayMs * 2 ** (retry - 1), BACKOFF_CAP_MS);
 	return Math.round(step / 2 + random() * (step / 2));
-}
-
-/** Replaces every occurrence of the token, so no message built from a service answer can carry it. */
-export function withoutToken(text: string, token: string): string {
-	return token === '' ? text : text.split(token).join('[access token]');
 }
 
 /**
@@ -135,7 +106,8 @@ export function judgeAnswer(
 	if (statusCode >= 200 && statusCode < 300 && !unreadable) {
 		return { statusCode, body: statusCode === 204 ? undefined : response.body };
 	}
-	const serviceMessage = withoutToken(describeErrorBody(response.body), token);
+	const contentLength = Number(response.headers?.['content-length']);
+	const serviceMessage = describeErrorBody(response.body, token, contentLength >= 0 ? contentLength : undefined);
 	const saying = serviceMessage ? `: ${serviceMessage}` : '';
 
 	if (statusCode >= 200 && statusCode < 300) {
@@ -178,7 +150,7 @@ export function judgeAnswer(
 		);
 	}
 	if (statusCode >= 300 && statusCode < 400) {
-		const location = String(response.headers?.location ?? '');
+		const location = bounded(String(response.headers?.location ?? ''), token, undefined);
 		throw fail(
 			`The service answered with a redirect (HTTP ${statusCode}${location ? ` to ${location}` : ''}), which the node does not follow so that the access token stays with the service`,
 			httpCode,

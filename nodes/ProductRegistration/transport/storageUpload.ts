@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { describeStorageError } from './answerText';
 import { connectionErrorCode, connectionProblem } from './connectionErrors';
 import { cancelSignal } from './session';
 
@@ -21,19 +22,6 @@ export interface StorageUpload {
 	 * the upload's total time, which for a 2 GB file on a slow line may be far longer than any request's.
 	 */
 	idleTimeoutMs: number;
-}
-
-/** The code and message of an S3-style XML error body, e.g. `<Code>AccessDenied</Code><Message>...</Message>`. */
-export function describeStorageError(body: unknown): string {
-	const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : '';
-	const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
-	const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
-	if (code || message) return [code, message].filter(Boolean).join(': ');
-	return text
-		.replace(/<[^>]+>/g, ' ')
-		.replace(/\s+/g, ' ')
-		.trim()
-		.slice(0, 300);
 }
 
 /**
