@@ -5,8 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { RunFigures, Way } from './cases';
 import { writeDocsSection, writesDocs } from '../scripts/docsSection';
+import type { RunFigures, Way } from './cases';
 import { CASES, LATENCY_MS, measureCase } from './cases';
 import type { Measurement } from './measure';
 import { MiB } from './measure';

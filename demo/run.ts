@@ -106,15 +106,28 @@ interface ExampleWorkflow {
 	connections: IConnections;
 }
 
-/** What a receipt form submission holds: the registration it is for and the file, as the Form Trigger gives it. */
-const formSubmission: INodeExecutionData = {
-	json: { 'Registration ID': 'R000001' },
-	binary: {
-		Receipt: {
-			data: Buffer.from('%PDF-1.4\nReceipt for order 1001: Kettle K1, $49.00\n%%EOF\n').toString('base64'),
-			fileName: 'receipt-1001.pdf',
-			mimeType: 'application/pdf',
+const receipt = {
+	data: Buffer.from('%PDF-1.4\nReceipt for order 1001: Kettle K1, $49.00\n%%EOF\n').toString('base64'),
+	fileName: 'receipt-1001.pdf',
+	mimeType: 'application/pdf',
+};
+
+/** What each example's form submission holds, as n8n's Form Trigger gives it: the fields by label, the file's binary. */
+const formSubmissions: Record<string, INodeExecutionData> = {
+	'upload-receipt-and-attach.json': {
+		json: { 'Customer Email': 'ann.lee@example.com', Product: 'Kettle K1' },
+		binary: { Receipt: receipt },
+	},
+	'register-from-form.json': {
+		json: {
+			Name: 'Cy Diaz',
+			Email: 'cy.diaz@example.com',
+			Product: 'Blender B3',
+			'Serial Number': 'BL/2024 0001',
+			'Purchase Date': '2024-09-14',
+			Receipt: { filename: receipt.fileName, mimetype: receipt.mimeType, size: 53 },
 		},
+		binary: { Receipt: receipt },
 	},
 };
 
@@ -139,11 +152,12 @@ function exampleDemos(): Demo[] {
 				run: {
 					workflow: { name: example.name, nodes, connections: example.connections },
 					startNode: start.name,
-					items: start.type === 'n8n-nodes-base.formTrigger' ? [formSubmission] : [{ json: {} }],
+					items: [formSubmissions[file] ?? { json: {} }],
 				},
 				show: last.name,
 			};
-			if (start.type === 'n8n-nodes-base.scheduleTrigger') demo.runs = 2;
+			// A scheduled import runs again, and a customer may send the same form twice: the second run creates nothing.
+			if (start.type === 'n8n-nodes-base.scheduleTrigger' || file === 'register-from-form.json') demo.runs = 2;
 			if (start.type === TRIGGER_NODE_TYPE) {
 				demo.webhookPayload = JSON.parse(
 					readFileSync(join(examplesDirectory, 'sample-registration-webhook.json'), 'utf8'),
@@ -190,7 +204,7 @@ async function main(): Promise<void> {
 		for (const [index, demo] of [...exampleDemos(), ...moreDemos].entries()) {
 			console.log(`${index + 1}. ${demo.title}\n   ${demo.story}`);
 			for (let run = 1; run <= (demo.runs ?? 1); run++) {
-				if (demo.runs) console.log(`   run ${run}${run > 1 ? ' (the next scheduled run)' : ''}:`);
+				if (demo.runs) console.log(`   run ${run}${run > 1 ? ' (the same input again)' : ''}:`);
 				const requestsBefore = sandbox.requests.length;
 				const registrationsBefore = sandbox.state.registrations.size;
 				const started = Date.now();

@@ -54,6 +54,21 @@ export function shownProperties(description: INodeTypeDescription, parameters: I
 	);
 }
 
+/**
+ * The options the editor's "Add Option" / "Add Field" list of a collection offers for these stored parameters, by
+ * display name (an option's displayOptions may name top-level parameters as `/name`).
+ */
+export function offeredCollectionOptions(
+	description: INodeTypeDescription,
+	parameters: INodeParameters,
+	collection: string,
+): string[] {
+	const shown = shownProperties(description, parameters).find((property) => property.name === collection);
+	return ((shown?.options ?? []) as INodeProperties[])
+		.filter((option) => NodeHelpers.displayParameterPath(parameters, option, collection, VERSION, description))
+		.map((option) => option.displayName);
+}
+
 function optionValues(property: INodeProperties): unknown[] {
 	return ((property.options ?? []) as INodePropertyOptions[]).map((option) => option.value);
 }

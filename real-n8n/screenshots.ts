@@ -13,7 +13,8 @@ import { N8N_LINES, packPackage, root } from './instance';
 /**
  * `npm run screenshots`: the package as a person meets it in n8n's editor, photographed with headless Chromium on
  * each n8n line — the nodes panel with every action, the Operation dropdown of each resource, a registration picked
- * From List, the credential with its Test result, the trigger with its webhook URLs. The pictures land in
+ * From List, the form example and its Create's Files to Upload, the credential with its Test result, the trigger with
+ * its webhook URLs. The pictures land in
  * docs/screenshots/n8n-<version>/. Not part of CI.
  */
 
@@ -115,6 +116,15 @@ async function photographLine(version: string, tarball: string): Promise<string[
 				await settle(page, 2000);
 			},
 		);
+		const registerFromForm = examples.find((candidate) => candidate.file === 'register-from-form.json')!;
+		await shoot('register-from-form.jpg', `/workflow/${registerFromForm.workflow.id}`, async () => {
+			await settle(page, 800);
+		});
+		await shoot('create-files-to-upload.jpg', nodeOf(examples, 'register-from-form.json'), async () => {
+			await page.mouse.move(700, 500);
+			await page.mouse.wheel(0, 600);
+			await settle(page, 800);
+		});
 		await shoot('credential-test.jpg', `/home/credentials/${CREDENTIAL.id}`, async () => {
 			await settle(page, 2500);
 		});

@@ -20,12 +20,18 @@ import { N8N_LINES, nodeOutput, packPackage, root, waitFor } from './instance';
 type Items = Array<Record<string, unknown>>;
 
 interface Check {
-	/** How the example is started. */
-	start: 'execute' | 'webhook' | 'form';
-	/** How often it is run, one run after the other (a scheduled import runs again). */
+	/**
+	 * How the example is started: by `n8n execute`, its webhook, or its form — `form` posts the fields and the file,
+	 * `formPage` does what a browser does next and reads the form's ending page.
+	 */
+	start: 'execute' | 'webhook' | 'form' | 'formPage';
+	/** How often it is run, one run after the other (a scheduled import runs again, a form is sent twice). */
 	runs?: number;
-	/** Problems with what the last node gave in run `run` (and what the service now holds); none means it passed. */
-	check(items: Items, sandbox: Sandbox, run: number): string[];
+	/**
+	 * Problems with what the last node gave in run `run` (and what the service now holds, and the page the form ended
+	 * on); none means it passed.
+	 */
+	check(items: Items, sandbox: Sandbox, run: number, page: string): string[];
 }
 
 const expectThat = (condition: boolean, problem: string) => (condition ? [] : [problem]);
@@ -81,8 +87,8 @@ const CHECKS: Record<string, Check> = {
 			const last = history[history.length - 1];
 			return [
 				...expectThat(
-					items.length === 1 && items[0].status === 'receipt received',
-					`the status change expected, got ${JSON.stringify(items).slice(0, 300)}`,
+					items.length === 1 && items[0].id === 'R000001' && items[0].status === 'receipt received',
+					`the status change of R000001 (Ann's Kettle K1) expected, got ${JSON.stringify(items).slice(0, 300)}`,
 				),
 				...expectThat(
 					last?.assets?.[0]?.url.startsWith(sandbox.storage.url) === true,
@@ -91,35 +97,91 @@ const CHECKS: Record<string, Check> = {
 			];
 		},
 	},
+	'register-from-form.json': {
+		start: 'formPage',
+		runs: 2,
+		check: (_items, sandbox, run, page) => {
+			const registrations = [...sandbox.state.registrations.values()].filter(
+				(registration) => registration.customerEmail === FORM_EMAIL,
+			);
+			const receiptUrl = registrations[0]?.fields.receipt;
+			return [
+				...expectThat(
+					registrations.length === 1 && registrations[0].productName === 'Blender B3',
+					`run ${run}: one registration of Blender B3 for ${FORM_EMAIL} expected, got ${JSON.stringify(registrations).slice(0, 300)}`,
+				),
+				...expectThat(
+					typeof receiptUrl === 'string' && receiptUrl.startsWith(sandbox.storage.url),
+					`run ${run}: the receipt URL in the form field "receipt" expected, got ${JSON.stringify(receiptUrl)}`,
+				),
+				...expectThat(
+					sandbox.requestsTo('GET', '/api/upload_file').length === 1 &&
+						sandbox.storage.requests.filter((request) => request.method === 'PUT').length === 1,
+					`run ${run}: one upload in all expected, got ${sandbox.requestsTo('GET', '/api/upload_file').length}`,
+				),
+				...expectThat(
+					page.includes('Your Blender B3 is registered'),
+					`run ${run}: the ending page naming the product expected, got ${JSON.stringify(page.slice(0, 300))}`,
+				),
+			];
+		},
+	},
 };
 
 const RECEIPT = Buffer.from('%PDF-1.4\nReceipt for order 1001: Kettle K1, $49.00\n%%EOF\n');
+/** A photo of a receipt as customers send it: 1 MB. */
+const LARGE_RECEIPT = Buffer.alloc(1024 * 1024, 'receipt of order 2001, Blender B3, $89.00; ');
+const FORM_EMAIL = 'dee.ross@example.com';
 
-/** Calls the trigger of a started, active example the way its real caller would. */
-async function callTrigger(n8n: RealN8n, example: Example, start: Check['start']): Promise<void> {
+/** The fields of each form example, in the order of its form (n8n names them field-0, field-1, ...), then its file. */
+const FORM_FIELDS: Record<string, { fields: string[]; file: { bytes: Buffer; name: string; type: string } }> = {
+	'upload-receipt-and-attach.json': {
+		fields: ['ann.lee@example.com', 'Kettle K1'],
+		file: { bytes: RECEIPT, name: 'receipt-1001.pdf', type: 'application/pdf' },
+	},
+	'register-from-form.json': {
+		fields: ['Dee Ross', FORM_EMAIL, 'Blender B3', '', '2024-09-14'],
+		file: { bytes: LARGE_RECEIPT, name: 'receipt-2001.jpg', type: 'image/jpeg' },
+	},
+};
+
+/** Sends a request until the workflow's webhook is registered: 2.x registers them a little after it reports ready. */
+async function untilRegistered(url: string, init: RequestInit = {}): Promise<Response> {
+	return await waitFor(`the webhook ${url}`, async () => {
+		const response = await fetch(url, init);
+		return response.status === 404 ? undefined : response;
+	});
+}
+
+/**
+ * Calls the trigger of a started, active example the way its real caller would, and returns the page a form ended on:
+ * a browser loads the form, posts it (multipart), gets the address of the form's next page, waits until the workflow
+ * reaches it, and shows it.
+ */
+async function callTrigger(n8n: RealN8n, example: Example, start: Check['start']): Promise<string> {
 	const trigger = example.workflow.nodes.find((node) => node.webhookId)!;
 	if (start === 'webhook') {
 		const payload = readFileSync(join(root, 'examples', 'sample-registration-webhook.json'));
 		const url = `${n8n.baseUrl}/webhook/${trigger.webhookId}/product-registration`;
-		// A workflow's webhooks can reach n8n a little after it reports ready (2.x): retry a 404 for a while.
-		await waitFor(`the webhook ${url}`, async () => {
-			const response = await fetch(url, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: payload,
-			});
-			return response.status === 404 ? undefined : response.status;
-		});
-		return;
+		await untilRegistered(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+		return '';
 	}
-	const form = new FormData();
-	form.append('field-0', 'R000001');
-	form.append('field-1', new Blob([RECEIPT], { type: 'application/pdf' }), 'receipt-1001.pdf');
+	const { fields, file } = FORM_FIELDS[example.file];
 	const url = `${n8n.baseUrl}/form/${(trigger.parameters.path as string | undefined) || trigger.webhookId}`;
-	await waitFor(`the form ${url}`, async () => {
-		const response = await fetch(url, { method: 'POST', body: form });
-		return response.status === 404 ? undefined : response.status;
+	await untilRegistered(url);
+	const form = new FormData();
+	fields.forEach((value, index) => form.append(`field-${index}`, value));
+	form.append(`field-${fields.length}`, new Blob([file.bytes], { type: file.type }), file.name);
+	const posted = await fetch(url, { method: 'POST', body: form });
+	if (start === 'form') return await posted.text();
+	const { formWaitingUrl } = (await posted.json()) as { formWaitingUrl: string };
+	// The form's own script asks this until the workflow waits at the ending page.
+	const nextPage = `${n8n.baseUrl}${new URL(formWaitingUrl).pathname}`;
+	await waitFor('the form ending page', async () => {
+		const status = await (await fetch(`${nextPage}/n8n-execution-status`)).text();
+		return ['form-waiting', 'success', 'error'].includes(status) ? status : undefined;
 	});
+	return await (await fetch(nextPage)).text();
 }
 
 const SLOW_CREDENTIAL = { ...CREDENTIAL, id: 'prCredentialSlow', name: 'Trickling service' };
@@ -249,6 +311,15 @@ async function checkFloodedAnswer(n8n: RealN8n): Promise<string[]> {
 	}
 }
 
+/** The words of an HTML page's title and headings and paragraphs, for the report. */
+function pageText(html: string): string {
+	return [...html.matchAll(/<(h1|h2|p)[^>]*>([^<]*)</g)]
+		.map((match) => match[2].trim())
+		.filter(Boolean)
+		.join(' ')
+		.slice(0, 200);
+}
+
 async function smokeOneLine(version: string, tarball: string): Promise<boolean> {
 	console.log(`\nn8n ${version}`);
 	const sandbox = await Sandbox.start();
@@ -269,7 +340,7 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 				const items = nodeOutput(result.data, example.lastNode);
 				const error =
 					result.data?.data.resultData.error?.message ?? (result.data ? undefined : result.output.stdout.slice(-500));
-				const problems = error ? [`the run failed: ${error}`] : check(items, sandbox, run);
+				const problems = error ? [`the run failed: ${error}`] : check(items, sandbox, run, '');
 				const held = `the service holds ${sandbox.state.registrations.size} registrations`;
 				report(
 					example.file,
@@ -287,23 +358,28 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 		await n8n.start();
 		const cookie = await n8n.ownerSession();
 		for (const example of triggered) {
-			await callTrigger(n8n, example, CHECKS[example.file].start);
-			const [execution] = await waitFor(`an execution of ${example.file}`, async () => {
-				const executions = await n8n.executionsOf(example.workflow.id, cookie);
-				return executions.some((entry) => entry.status !== 'running' && entry.status !== 'new')
-					? executions
-					: undefined;
-			});
-			const items = nodeOutput({ data: execution.data }, example.lastNode);
-			const problems =
-				execution.status === 'success'
-					? CHECKS[example.file].check(items, sandbox, 1)
+			const { start, runs = 1, check } = CHECKS[example.file];
+			for (let run = 1; run <= runs; run++) {
+				const page = await callTrigger(n8n, example, start);
+				const executions = await waitFor(`execution ${run} of ${example.file}`, async () => {
+					const finished = (await n8n.executionsOf(example.workflow.id, cookie)).filter(
+						(entry) => entry.status !== 'running' && entry.status !== 'new',
+					);
+					return finished.length >= run ? finished : undefined;
+				});
+				const [execution] = executions;
+				const items = nodeOutput({ data: execution.data }, example.lastNode);
+				// A form's ending page is shown by an execution that waits at it.
+				const ended = execution.status === 'success' || (start === 'formPage' && execution.status === 'waiting');
+				const problems = ended
+					? check(items, sandbox, run, page)
 					: [`the execution ended ${execution.status}: ${execution.data.resultData.error?.message}`];
-			report(
-				example.file,
-				problems,
-				`${CHECKS[example.file].start} call on a started n8n, ${items.length} item(s) from "${example.lastNode}"`,
-			);
+				report(
+					example.file,
+					problems,
+					`${start === 'webhook' ? 'webhook' : 'form'} call on a started n8n${runs > 1 ? `, run ${run}` : ''}, ${items.length} item(s) from "${example.lastNode}"${page.includes('<') ? `; the form ended on: ${JSON.stringify(pageText(page))}` : ''}`,
+				);
+			}
 		}
 	} finally {
 		await n8n.stop();

@@ -12,6 +12,7 @@ import {
 	displayOptionProblems,
 	editorParameters,
 	neverShownProperties,
+	offeredCollectionOptions,
 	offeredOperations,
 	parameterIssues,
 	shownProperties,
@@ -131,6 +132,32 @@ describe.each(operations)('the editor: $resource → $operation', ({ resource, o
 		expect(parameterIssues(description, { parameters: { resource, operation } })).toEqual(emptyByDefault);
 		const filled = Object.fromEntries(expected.map((name) => [name, FILLED[name] ?? 'filled']));
 		expect(parameterIssues(description, { parameters: { resource, operation, ...filled } })).toEqual([]);
+	});
+});
+
+describe('the editor: files of a registration', () => {
+	const create = { resource: 'registration', operation: 'create' };
+
+	test('Create offers Files to Upload under Additional Fields when the fields are defined below', () => {
+		expect(offeredCollectionOptions(description, editorParameters(description, create), 'additionalFields')).toContain(
+			'Files to Upload',
+		);
+	});
+
+	test('with Map Automatically, Options offer Files to Upload and Upload Every File; defined below, they do not', () => {
+		const mapped = editorParameters(description, { ...create, dataMode: 'autoMapInputData' });
+		const below = editorParameters(description, create);
+
+		expect(offeredCollectionOptions(description, mapped, 'options')).toEqual(
+			expect.arrayContaining(['Files to Upload', 'Upload Every File', 'Unmatched Fields']),
+		);
+		expect(offeredCollectionOptions(description, below, 'options')).not.toContain('Files to Upload');
+		expect(offeredCollectionOptions(description, below, 'options')).not.toContain('Upload Every File');
+	});
+
+	test('Update offers Files to Upload under Update Fields', () => {
+		const update = editorParameters(description, { resource: 'registration', operation: 'update' });
+		expect(offeredCollectionOptions(description, update, 'updateFields')).toContain('Files to Upload');
 	});
 });
 

@@ -1,7 +1,8 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
+import { inlineItem, inlineReceipt, storagePuts, storedKey } from '../../harness/receipts';
 import { useSandbox } from '../../harness/sandbox';
-import { runNode } from '../../harness/workflowRunner';
+import { errorOf, runNode } from '../../harness/workflowRunner';
 
 const { sandbox, credentials } = useSandbox();
 
@@ -674,5 +675,231 @@ describe('a create whose answer is lost, with If Already Registered', () => {
 			/^The outcome is unknown: could not reach the service at .*: the connection was reset, so the service may or may not have created the 6 registrations of items 0 to 5/,
 		);
 		expect(posts()).toHaveLength(1);
+	});
+});
+
+/** A form submission as n8n's Form Trigger gives it: the fields by their labels, the receipt's file under its label. */
+const formSubmission = (email = 'ann.lee@example.com'): INodeExecutionData => ({
+	json: {
+		'Product Name': 'Kettle K1',
+		Email: email,
+		Name: 'Ann Lee',
+		Receipt: { filename: 'receipt.pdf', mimetype: 'application/pdf', size: inlineReceipt.length },
+		submittedAt: '2026-11-23T10:00:00.000Z',
+		formMode: 'production',
+	},
+	binary: { Receipt: inlineItem(inlineReceipt).binary!.data },
+});
+
+/** Map Automatically with the receipt uploaded into the form field `receipt`, as the form example sets it up. */
+const registerFromForm = (options: INodeParameters = {}): INodeParameters =>
+	autoMap('registration', {
+		files: { file: [{ binaryPropertyName: 'Receipt', fieldName: 'receipt' }] },
+		unmatchedFields: 'sendAsExtraFields',
+		retryDelay: 1,
+		...options,
+	});
+
+const uploadRequests = () => sandbox().requestsTo('GET', '/api/upload_file');
+
+describe('registration: Create with files', () => {
+	test('uploads each file first and sends its URL as a form field; the output says which file went where', async () => {
+		const result = await runNode({
+			parameters: {
+				resource: 'registration',
+				operation: 'create',
+				productName: 'Kettle K1',
+				customerEmail: 'ann.lee@example.com',
+				additionalFields: { files: { file: [{ binaryPropertyName: 'data', fieldName: 'receipt' }] } },
+			},
+			credentials: credentials(),
+			items: [inlineItem(inlineReceipt)],
+		});
+
+		expect(result.error).toBeUndefined();
+		const [sent] = sentRegistrations()[0];
+		expect(sent).toEqual({
+			productName: 'Kettle K1',
+			customerEmail: 'ann.lee@example.com',
+			receipt: expect.stringMatching(new RegExp(`^${sandbox().storage.url}/`)),
+		});
+		expect(await sandbox().storage.readObject(storedKey(sent.receipt as string))).toEqual(inlineReceipt);
+		expect(result.items[0].json.files).toEqual([
+			{
+				field: 'receipt',
+				url: sent.receipt,
+				fileName: 'receipt.pdf',
+				fileType: 'application/pdf',
+				fileSize: inlineReceipt.length,
+			},
+		]);
+		expect(result.items[0].json.productName).toBe('Kettle K1');
+	});
+
+	test('a form submission, mapped automatically: the receipt goes to "receipt", its description is not sent', async () => {
+		const result = await runNode({
+			parameters: registerFromForm(),
+			credentials: credentials(),
+			items: [formSubmission()],
+		});
+
+		expect(result.error).toBeUndefined();
+		const [sent] = sentRegistrations()[0];
+		expect(Object.keys(sent).sort()).toEqual([
+			'customerEmail',
+			'customerName',
+			'formMode',
+			'productName',
+			'receipt',
+			'submittedAt',
+		]);
+		expect(await sandbox().storage.readObject(storedKey(sent.receipt as string))).toEqual(inlineReceipt);
+	});
+
+	test('Upload Every File sends each binary field of the item under its own name', async () => {
+		const photo = Buffer.from('photo of the kettle');
+		const result = await runNode({
+			parameters: autoMap('registration', { uploadEveryFile: true }),
+			credentials: credentials(),
+			items: [
+				{
+					json: { Product: 'Kettle K1', Email: 'ann@example.com' },
+					binary: {
+						receipt: inlineItem(inlineReceipt).binary!.data,
+						photo: inlineItem(photo, 'kettle.jpg', 'image/jpeg').binary!.data,
+					},
+				},
+			],
+		});
+
+		expect(result.error).toBeUndefined();
+		const [sent] = sentRegistrations()[0];
+		expect(await sandbox().storage.readObject(storedKey(sent.receipt as string))).toEqual(inlineReceipt);
+		expect(await sandbox().storage.readObject(storedKey(sent.photo as string))).toEqual(photo);
+		expect((result.items[0].json.files as IDataObject[]).map((file) => file.field)).toEqual(['receipt', 'photo']);
+	});
+
+	test('with Skip, a registration that exists already uploads nothing', async () => {
+		await runNode({
+			parameters: registerFromForm({ ifExists: 'skip' }),
+			credentials: credentials(),
+			items: [formSubmission()],
+		});
+		expect(uploadRequests()).toHaveLength(1);
+
+		const again = await runNode({
+			parameters: registerFromForm({ ifExists: 'skip' }),
+			credentials: credentials(),
+			items: [formSubmission()],
+		});
+
+		expect(outcomes(again.items)).toEqual(['skipped']);
+		expect(uploadRequests()).toHaveLength(1);
+		expect(storagePuts(sandbox())).toHaveLength(1);
+		expect(sandbox().state.registrations.size).toBe(1);
+	});
+
+	test('a create whose answer is lost is resolved without uploading again', async () => {
+		let creates = 0;
+		sandbox().faultPlan = (request) =>
+			request.method === 'POST' && creates++ === 0 ? { resetAfterHandling: true } : undefined;
+
+		const result = await runNode({
+			parameters: registerFromForm({ ifExists: 'skip' }),
+			credentials: credentials(),
+			items: [formSubmission()],
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(outcomes(result.items)).toEqual(['created']);
+		expect(sandbox().state.registrations.size).toBe(1);
+		expect(uploadRequests()).toHaveLength(1);
+		expect(storagePuts(sandbox())).toHaveLength(1);
+		expect(result.items[0].json.files).toEqual([expect.objectContaining({ field: 'receipt' })]);
+	});
+
+	test('an item whose file cannot be uploaded is not created; under Continue On Fail it is an error item naming the field', async () => {
+		sandbox().uploadUrlTtlSeconds = -60;
+		const result = await runNode({
+			parameters: registerFromForm(),
+			credentials: credentials(),
+			items: [formSubmission()],
+			continueOnFail: true,
+		});
+
+		expect(result.items).toEqual([
+			{
+				json: {
+					error: expect.stringMatching(
+						/^The file in binary field "Receipt" of item 0 could not be uploaded, so nothing was sent for it: Uploading "receipt\.pdf" to the storage failed \(HTTP 403\): AccessDenied/,
+					),
+				},
+				pairedItem: { item: 0 },
+			},
+		]);
+		expect(posts()).toHaveLength(0);
+	});
+
+	test('without Continue On Fail the failed upload fails the run, naming the item and the field', async () => {
+		sandbox().uploadUrlTtlSeconds = -60;
+		const result = await runNode({
+			parameters: registerFromForm(),
+			credentials: credentials(),
+			items: [formSubmission()],
+		});
+
+		expect(errorOf(result)).toEqual({
+			message: expect.stringMatching(/^The file in binary field "Receipt" of item 0 could not be uploaded/),
+			itemIndex: 0,
+		});
+		expect(posts()).toHaveLength(0);
+	});
+
+	test('an item without the binary field is refused before anything is uploaded or sent', async () => {
+		const [submission] = [formSubmission()];
+		delete submission.binary;
+
+		const result = await runNode({ parameters: registerFromForm(), credentials: credentials(), items: [submission] });
+
+		expect(result.error?.message).toMatch(/Receipt/);
+		expect(errorOf(result).itemIndex).toBe(0);
+		expect(uploadRequests()).toHaveLength(0);
+		expect(posts()).toHaveLength(0);
+	});
+
+	test('a file sent to a standard field is refused', async () => {
+		const result = await runNode({
+			parameters: registerFromForm({ files: { file: [{ binaryPropertyName: 'Receipt', fieldName: 'productName' }] } }),
+			credentials: credentials(),
+			items: [formSubmission()],
+		});
+
+		expect(result.error?.message).toBe(
+			'The Form Field "productName" of item 0 is a standard field of the registration; send the file to a field of the form\'s own',
+		);
+		expect(uploadRequests()).toHaveLength(0);
+	});
+
+	test('with Update, an existing registration gets the new file under fields', async () => {
+		sandbox().state.createRegistrations([{ productName: 'Kettle K1', customerEmail: 'ann.lee@example.com' }]);
+
+		const result = await runNode({
+			parameters: registerFromForm({ ifExists: 'update', unmatchedFields: 'ignore' }),
+			credentials: credentials(),
+			items: [formSubmission()],
+		});
+
+		expect(outcomes(result.items)).toEqual(['updated']);
+		const [put] = sandbox().requests.filter((request) => request.method === 'PUT');
+		expect(put.body).toEqual({
+			registration: {
+				productName: 'Kettle K1',
+				customerEmail: 'ann.lee@example.com',
+				customerName: 'Ann Lee',
+				fields: { receipt: expect.stringMatching(new RegExp(`^${sandbox().storage.url}/`)) },
+			},
+		});
+		expect(result.items[0].json.files).toEqual([expect.objectContaining({ field: 'receipt' })]);
+		expect(posts()).toHaveLength(0);
 	});
 });

@@ -1,3 +1,4 @@
+import { inlineItem, inlineReceipt, storedKey } from '../../harness/receipts';
 import { seedRegistration, useSandbox } from '../../harness/sandbox';
 import { errorOf, runNode } from '../../harness/workflowRunner';
 
@@ -102,5 +103,59 @@ describe('registration: Update', () => {
 
 		expect(errorOf(result)).toEqual({ message, itemIndex: 0 });
 		expect(sandbox().requests).toHaveLength(0);
+	});
+});
+
+describe('registration: Update with files', () => {
+	test('uploads the file first and sends its URL under fields; the output says which file went where', async () => {
+		const id = seedRegistration(sandbox());
+
+		const result = await runNode({
+			parameters: {
+				resource: 'registration',
+				operation: 'update',
+				registrationId: id,
+				updateFields: { files: { file: [{ binaryPropertyName: 'data', fieldName: 'receipt' }] } },
+			},
+			credentials: credentials(),
+			items: [inlineItem(inlineReceipt)],
+		});
+
+		expect(result.error).toBeUndefined();
+		const [request] = sandbox().requestsTo('PUT', `/api/registrations/${id}`);
+		const { receipt } = (request.body as { registration: { fields: { receipt: string } } }).registration.fields;
+		expect(request.body).toEqual({ registration: { fields: { receipt } } });
+		expect(await sandbox().storage.readObject(storedKey(receipt))).toEqual(inlineReceipt);
+		expect(result.items[0].json.files).toEqual([
+			{
+				field: 'receipt',
+				url: receipt,
+				fileName: 'receipt.pdf',
+				fileType: 'application/pdf',
+				fileSize: inlineReceipt.length,
+			},
+		]);
+	});
+
+	test('a file that cannot be uploaded changes nothing, and the error names the item and the binary field', async () => {
+		const id = seedRegistration(sandbox());
+		sandbox().uploadUrlTtlSeconds = -60;
+
+		const result = await runNode({
+			parameters: {
+				resource: 'registration',
+				operation: 'update',
+				registrationId: id,
+				updateFields: { productName: 'Kettle K2', files: { file: [{ binaryPropertyName: 'data' }] } },
+			},
+			credentials: credentials(),
+			items: [inlineItem(inlineReceipt)],
+		});
+
+		expect(errorOf(result)).toEqual({
+			message: expect.stringMatching(/^The file in binary field "data" of item 0 could not be uploaded/),
+			itemIndex: 0,
+		});
+		expect(sandbox().requestsTo('PUT', `/api/registrations/${id}`)).toHaveLength(0);
 	});
 });

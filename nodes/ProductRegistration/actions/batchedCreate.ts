@@ -50,6 +50,11 @@ export function onlyWhenDefinedBelow(properties: INodeProperties[]): INodeProper
 	return shownWhen({ dataMode: [DEFINE_BELOW] }, properties);
 }
 
+/** Options of Map Automatically (inside a collection, so the mode is read from the node's top level). */
+export function onlyWhenMappedAutomatically(properties: INodeProperties[]): INodeProperties[] {
+	return shownWhen({ '/dataMode': [MAP_AUTOMATICALLY] }, properties);
+}
+
 /** Map Automatically for one kind of record: its field names (with aliases) and their labels in messages. */
 export interface AutoMapping {
 	names: FieldNames;

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { FieldNames } from '../../helpers/fieldMatching';
 import { ItemInput } from '../../helpers/itemInput';
+import { runConcurrently } from '../../helpers/pace';
 import { optionalText } from '../../helpers/values';
 import {
 	autoMapping,
@@ -11,12 +12,14 @@ import {
 	inputFields,
 	MAP_AUTOMATICALLY,
 	onlyWhenDefinedBelow,
+	onlyWhenMappedAutomatically,
 } from '../batchedCreate';
-import type { BatchExecute } from '../operation';
+import type { BatchExecute, PendingEntry, Settlement } from '../operation';
 import { batchConcurrencyOption, batchSizeOption, optionsCollection } from '../options';
+import { DEFAULT_CONCURRENCY } from '../runItems';
 import { displayFor } from '../shownWhen';
 import { CUSTOMER_ALIASES, CUSTOMER_LABELS, customerProperty, readCustomer } from './customerFields';
-import { ifExistsOption, settleExisting } from './ifAlreadyRegistered';
+import { ifExistsOption, planIfExists, sendUpdates } from './ifAlreadyRegistered';
 import { sendOnce } from './lostCreate';
 import {
 	CORE_ALIASES,
@@ -26,6 +29,18 @@ import {
 	readCoreFields,
 	readExtraFields,
 } from './registrationFields';
+import type { FormFile } from './registrationFiles';
+import {
+	describesFile,
+	filesProperty,
+	holdFiles,
+	hasFiles,
+	readFormFiles,
+	refuseTakenFields,
+	uploadEveryFileOption,
+	uploadFilesOf,
+	withFilesSent,
+} from './registrationFiles';
 
 const REQUIRED_FIELDS = ['productName', 'customerEmail'];
 
@@ -77,6 +92,7 @@ const properties: INodeProperties[] = [
 			options: [
 				customerProperty,
 				...extraFieldProperties,
+				filesProperty,
 				{
 					displayName: 'Form Slug',
 					name: 'formSlug',
@@ -93,22 +109,25 @@ const properties: INodeProperties[] = [
 		batchSizeOption('registrations'),
 		batchConcurrencyOption,
 		ifExistsOption,
-		{
-			displayName: 'Unmatched Fields',
-			name: 'unmatchedFields',
-			type: 'options',
-			displayOptions: { show: { '/dataMode': [MAP_AUTOMATICALLY] } },
-			options: [
-				{ name: 'Ignore', value: IGNORE_UNMATCHED, description: 'Leave out fields that match no registration field' },
-				{
-					name: 'Send as Extra Form Fields',
-					value: SEND_UNMATCHED,
-					description: "Send them as extra fields of the registration form, keyed as in the form's design",
-				},
-			],
-			default: IGNORE_UNMATCHED,
-			description: "What to do with the input item's fields that match no registration field",
-		},
+		...onlyWhenMappedAutomatically([
+			filesProperty,
+			uploadEveryFileOption,
+			{
+				displayName: 'Unmatched Fields',
+				name: 'unmatchedFields',
+				type: 'options',
+				options: [
+					{ name: 'Ignore', value: IGNORE_UNMATCHED, description: 'Leave out fields that match no registration field' },
+					{
+						name: 'Send as Extra Form Fields',
+						value: SEND_UNMATCHED,
+						description: "Send them as extra fields of the registration form, keyed as in the form's design",
+					},
+				],
+				default: IGNORE_UNMATCHED,
+				description: "What to do with the input item's fields that match no registration field",
+			},
+		]),
 	]),
 ];
 
@@ -121,6 +140,7 @@ interface RegistrationValues {
 	extra: IDataObject;
 	formSlug: unknown;
 	customer: IDataObject | undefined;
+	files: FormFile[];
 }
 
 function valuesFromParameters(input: ItemInput): RegistrationValues {
@@ -132,6 +152,7 @@ function valuesFromParameters(input: ItemInput): RegistrationValues {
 		extra: additional,
 		formSlug: additional.formSlug,
 		customer: (additional.customer as IDataObject | undefined)?.details as IDataObject | undefined,
+		files: readFormFiles(input, additional.files),
 	};
 }
 
@@ -146,12 +167,16 @@ function valuesFromInput(input: ItemInput): RegistrationValues {
 	for (const field of Object.keys(CUSTOMER_ALIASES)) {
 		if (matched[`customer.${field}`] !== undefined) customer[field] = matched[`customer.${field}`];
 	}
-	const sendUnmatched = input.collection('options').unmatchedFields === SEND_UNMATCHED;
+	const options = input.collection('options');
+	const files = readFormFiles(input, options.files, options.uploadEveryFile === true);
+	// A form's file field also leaves its file's name and size under its label: the file's URL is sent instead.
+	const extra = Object.fromEntries(Object.entries(unmatched).filter(([key]) => !describesFile(key, files)));
 	return {
 		core: matched,
-		extra: sendUnmatched ? { extraFieldsJson: unmatched } : {},
+		extra: options.unmatchedFields === SEND_UNMATCHED ? { extraFieldsJson: extra } : {},
 		formSlug: matched.type,
 		customer,
+		files,
 	};
 }
 
@@ -168,17 +193,53 @@ function registrationEntry(this: IExecuteFunctions, itemIndex: number): IDataObj
 	if (formSlug !== undefined) registration.type = formSlug;
 	const customer = readCustomer(input, values.customer);
 	if (customer !== undefined) registration.customer = customer;
+	refuseTakenFields(input, values.files, registration);
+	holdFiles(registration, values.files);
 	return registration;
+}
+
+/**
+ * Settles what needs no create (If Already Registered), then uploads the files of the registrations still to create
+ * or update — a registration that exists already uploads nothing — and sends the updates. An item whose file cannot be
+ * uploaded is settled as failed, so it is not sent.
+ */
+async function settleRegistrations(
+	this: IExecuteFunctions,
+	pending: PendingEntry[],
+): Promise<Array<Settlement | undefined>> {
+	const plans = await planIfExists.call(this, pending);
+	const withFiles = pending.flatMap((_, position) => {
+		const plan = plans[position];
+		return hasFiles(pending[position].entry) && (plan === undefined || 'update' in plan) ? [position] : [];
+	});
+	await runConcurrently(this, withFiles.length, DEFAULT_CONCURRENCY, false, async (index) => {
+		const { entry, itemIndex } = pending[withFiles[index]];
+		await uploadFilesOf.call(this, entry, itemIndex).catch((error: unknown) => (plans[withFiles[index]] = { error }));
+	});
+	return await sendUpdates.call(this, pending, plans);
+}
+
+const sendResolvingLostAnswers = sendOnce(batchSender('registrations', 'registrations', 'registration'));
+
+/** One POST per batch; each result says which files its registration received. */
+async function sendRegistrations(
+	this: IExecuteFunctions,
+	entries: IDataObject[],
+	itemIndexes: number[],
+): Promise<IDataObject[]> {
+	const results = await sendResolvingLostAnswers.call(this, entries, itemIndexes);
+	return results.map((result, position) => withFilesSent(result, entries[position]));
 }
 
 export const runs = 'inBatches';
 
 /**
- * Each item's registration, sent in batches (one POST each). With If Already Registered, what the service holds
- * already is settled first, and a batch whose answer is lost is resolved by a lookup instead of being sent again.
+ * Each item's registration, sent in batches (one POST each), its files uploaded first. With If Already Registered,
+ * what the service holds already is settled first, and a batch whose answer is lost is resolved by a lookup instead
+ * of being sent again (its files are not uploaded again).
  */
 export const execute: BatchExecute = {
 	entry: registrationEntry,
-	settle: settleExisting,
-	send: sendOnce(batchSender('registrations', 'registrations', 'registration')),
+	settle: settleRegistrations,
+	send: sendRegistrations,
 };

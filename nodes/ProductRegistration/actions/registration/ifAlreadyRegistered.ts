@@ -10,6 +10,7 @@ import { DEFAULT_CONCURRENCY } from '../runItems';
 import type { ExistingRegistration } from './existingRegistrations';
 import { registrationsOf } from './existingRegistrations';
 import { CORE_KEYS, registrationTarget } from './registrationFields';
+import { hasFiles, withFilesSent } from './registrationFiles';
 
 /**
  * If Already Registered (Registration → Create): a scheduled import of the same sheet registers nothing twice. Before
@@ -106,17 +107,18 @@ function holdsAlready(update: IDataObject, record: IDataObject): boolean {
 	);
 }
 
+/** What If Already Registered decided for an entry: settled (skipped, repeated, failed), an update, or a create (undefined). */
+export type Plan = Settlement | { update: string } | undefined;
+
 /**
- * The `settle` of Registration → Create: with Skip or Update, each entry the service holds already is skipped or
- * updated, and each entry that repeats an earlier one of the run is skipped; with Create Anyway nothing is settled.
+ * With Skip or Update: each entry the service holds already is skipped or planned as an update (an entry with files
+ * always is: they are new), and each entry that repeats an earlier one of the run is skipped. With Create Anyway
+ * nothing is looked up and every entry is created.
  */
-export async function settleExisting(
-	this: IExecuteFunctions,
-	pending: PendingEntry[],
-): Promise<Array<Settlement | undefined>> {
+export async function planIfExists(this: IExecuteFunctions, pending: PendingEntry[]): Promise<Plan[]> {
 	const mode = ifExistsMode(this);
-	if (mode === CREATE_ANYWAY) return [];
-	const settlements: Array<Settlement | undefined> = new Array(pending.length);
+	const plans: Plan[] = new Array(pending.length);
+	if (mode === CREATE_ANYWAY) return plans;
 
 	// Of entries of this run that match each other, the first is handled; the later ones repeat it.
 	const customers = new Map<string, Customer>();
@@ -132,8 +134,7 @@ export async function settleExisting(
 			sameRegistration(asRegistration(first.entry), asRegistration(candidate.entry)),
 		);
 		if (repeated) {
-			const json = { outcome: 'skipped', repeatsItem: repeated.itemIndex };
-			settlements[position] = { sameAs: repeated.itemIndex, json };
+			plans[position] = { sameAs: repeated.itemIndex, json: { outcome: 'skipped', repeatsItem: repeated.itemIndex } };
 			return;
 		}
 		customer.firsts.push(candidate);
@@ -149,40 +150,51 @@ export async function settleExisting(
 			.catch((error: unknown) => ({ error }));
 	});
 
-	const updates: Array<{ position: number; id: string; registration: IDataObject }> = [];
 	for (const position of handled) {
 		const { entry, itemIndex } = pending[position];
 		const existing = customers.get(emailKey(entry))!.existing!;
 		if ('error' in existing) {
-			settlements[position] = existing;
+			plans[position] = existing;
 			continue;
 		}
 		const same = findSame(existing, entry);
 		if (same === undefined) continue;
-		const registration = updateOf(entry);
-		if (mode === SKIP || holdsAlready(registration, same.record)) {
-			settlements[position] = { json: { outcome: 'skipped', ...same.record } };
+		if (mode === SKIP || (!hasFiles(entry) && holdsAlready(updateOf(entry), same.record))) {
+			plans[position] = { json: { outcome: 'skipped', ...same.record } };
 		} else if (same.listed.id === undefined) {
 			const message = `The service lists a registration for item ${itemIndex} but without an id, so it cannot be updated`;
-			settlements[position] = { error: new NodeApiError(this.getNode(), { message }, { message, itemIndex }) };
+			plans[position] = { error: new NodeApiError(this.getNode(), { message }, { message, itemIndex }) };
 		} else {
-			updates.push({ position, id: same.listed.id, registration });
+			plans[position] = { update: same.listed.id };
 		}
 	}
+	return plans;
+}
 
+/** Sends the planned updates (PUT /api/registrations/:regId), up to the per-item concurrency at once; each settles its entry. */
+export async function sendUpdates(
+	this: IExecuteFunctions,
+	pending: PendingEntry[],
+	plans: Plan[],
+): Promise<Array<Settlement | undefined>> {
+	const updates = plans.flatMap((plan, position) => (plan !== undefined && 'update' in plan ? [position] : []));
+	const settlements = plans as Array<Settlement | undefined>;
 	await runConcurrently(this, updates.length, DEFAULT_CONCURRENCY, false, async (index) => {
-		const { position, id, registration } = updates[index];
+		const position = updates[index];
+		const id = (plans[position] as { update: string }).update;
+		const { entry, itemIndex } = pending[position];
+		const registration = updateOf(entry);
 		try {
 			const { body } = await serviceRequest.call(
 				this,
 				{ method: 'PUT', ...registrationTarget(id), body: { registration } },
-				pending[position].itemIndex,
+				itemIndex,
 			);
 			const answer =
 				body !== null && typeof body === 'object' && !Array.isArray(body)
 					? (body as IDataObject)
 					: { id, ...registration };
-			settlements[position] = { json: { outcome: 'updated', ...answer } };
+			settlements[position] = { json: withFilesSent({ outcome: 'updated', ...answer }, entry) };
 		} catch (error) {
 			settlements[position] = { error };
 		}

@@ -141,6 +141,10 @@ export const extraFieldProperties: INodeProperties[] = [
 /** Keys the API gives a meaning of its own; an extra field of that name would overwrite them (or the token). */
 const RESERVED_KEYS = new Set([...CORE_KEYS, 'type', 'customer', 'fields', 'accessToken']);
 
+export function isReservedKey(name: string): boolean {
+	return RESERVED_KEYS.has(name);
+}
+
 /**
  * The standard fields set in `values`, converted to what the API takes; blank ones are left out.
  * `required` names those that must not be blank.
@@ -169,7 +173,7 @@ export function readExtraFields(input: ItemInput, values: IDataObject): IDataObj
 		extra[name] = row.value as IDataObject[string];
 	});
 	for (const name of Object.keys(extra)) {
-		if (RESERVED_KEYS.has(name)) {
+		if (isReservedKey(name)) {
 			throw input.error(
 				`The extra field "${name}" of item ${input.itemIndex} has the name of a standard field; set it with its own parameter instead`,
 			);

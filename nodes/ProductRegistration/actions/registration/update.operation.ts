@@ -14,6 +14,7 @@ import {
 	registrationIdProperty,
 	registrationTarget,
 } from './registrationFields';
+import { filesProperty, readFormFiles, refuseTakenFields, uploadFormFiles } from './registrationFiles';
 
 const properties: INodeProperties[] = [
 	registrationIdProperty,
@@ -23,7 +24,7 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		options: alphabetical([...coreFieldProperties, ...extraFieldProperties]),
+		options: alphabetical([...coreFieldProperties, ...extraFieldProperties, filesProperty]),
 	},
 	optionsCollection([concurrencyOption]),
 ];
@@ -32,18 +33,25 @@ export const description = displayFor('registration', 'update', properties);
 
 export const runs = 'perItem';
 
-/** PUT /api/registrations/:regId with the changed fields; extra form fields go under `fields`, as the API wants on change. */
+/**
+ * PUT /api/registrations/:regId with the changed fields; extra form fields go under `fields`, as the API wants on
+ * change, and so do the URLs of the files uploaded first.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const input = new ItemInput(this, itemIndex);
 	const registrationId = readRegistrationId(input);
 	const updateFields = input.collection('updateFields');
 	const registration = readCoreFields(input, updateFields);
 	const extra = readExtraFields(input, updateFields);
-	if (Object.keys(extra).length > 0) registration.fields = extra;
-	if (Object.keys(registration).length === 0) {
+	const files = readFormFiles(input, updateFields.files);
+	refuseTakenFields(input, files, extra);
+	if (Object.keys(registration).length === 0 && Object.keys(extra).length === 0 && files.length === 0) {
 		throw input.error(`Nothing to update for item ${itemIndex}: add at least one field under Update Fields`);
 	}
 
+	const uploaded = await uploadFormFiles.call(this, files, itemIndex);
+	const fields = { ...extra, ...uploaded.fields };
+	if (Object.keys(fields).length > 0) registration.fields = fields;
 	const { body } = await serviceRequest.call(
 		this,
 		{
@@ -54,5 +62,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		itemIndex,
 	);
 	// The answer of an update is not specified; without a body, report what was changed.
-	return body === undefined || body === '' ? { id: registrationId, ...registration } : asObject(body);
+	const result = body === undefined || body === '' ? { id: registrationId, ...registration } : asObject(body);
+	return uploaded.sent.length === 0 ? result : { ...result, files: uploaded.sent };
 }
