@@ -175,11 +175,15 @@ async function callTrigger(n8n: RealN8n, example: Example, start: Check['start']
 	const posted = await fetch(url, { method: 'POST', body: form });
 	if (start === 'form') return await posted.text();
 	const { formWaitingUrl } = (await posted.json()) as { formWaitingUrl: string };
+	// The next page's address, on the address n8n listens on; n8n 2.x signs it with a query the page keeps.
+	const nextPage = new URL(formWaitingUrl);
+	nextPage.host = new URL(n8n.baseUrl).host;
+	const status = new URL(nextPage);
+	status.pathname += '/n8n-execution-status';
 	// The form's own script asks this until the workflow waits at the ending page.
-	const nextPage = `${n8n.baseUrl}${new URL(formWaitingUrl).pathname}`;
 	await waitFor('the form ending page', async () => {
-		const status = await (await fetch(`${nextPage}/n8n-execution-status`)).text();
-		return ['form-waiting', 'success', 'error'].includes(status) ? status : undefined;
+		const text = (await (await fetch(status)).text()).trim();
+		return ['form-waiting', 'success', 'error'].includes(text) ? text : undefined;
 	});
 	return await (await fetch(nextPage)).text();
 }
