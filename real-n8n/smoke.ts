@@ -7,7 +7,7 @@ import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
 import type { Example } from './examples';
 import { CREDENTIAL, importExamples } from './examples';
-import type { RealN8n } from './instance';
+import type { ExecutionResult, RealN8n } from './instance';
 import { N8N_LINES, nodeOutput, packPackage, root, waitFor } from './instance';
 
 /**
@@ -188,8 +188,6 @@ async function callTrigger(n8n: RealN8n, example: Example, start: Check['start']
 	return await (await fetch(nextPage)).text();
 }
 
-const SLOW_CREDENTIAL = { ...CREDENTIAL, id: 'prCredentialSlow', name: 'Trickling service' };
-
 /** Manual Trigger → one node, as a workflow to import. */
 function oneNodeWorkflow(id: string, node: Record<string, unknown>) {
 	return {
@@ -212,6 +210,37 @@ function oneNodeWorkflow(id: string, node: Record<string, unknown>) {
 }
 
 /**
+ * Runs this node (its credential pointed at `service`) and the HTTP Request node, each alone after a Manual Trigger
+ * by `n8n execute`, one after the other: the same call made both ways against the same misbehaving service.
+ */
+async function runBesideHttpRequest(
+	n8n: RealN8n,
+	service: { url: string },
+	name: string,
+	ours: Record<string, unknown>,
+	http: Record<string, unknown>,
+	timeoutMs: number,
+): Promise<{ ours: ExecutionResult; http: ExecutionResult }> {
+	const credential = { ...CREDENTIAL, id: `prCredential${name}`, name: `${name} service` };
+	await n8n.importCredential({ ...credential, data: { baseUrl: service.url, accessToken: 'token' } });
+	await n8n.importWorkflow(
+		oneNodeWorkflow(`${name}Node`, {
+			type: 'n8n-nodes-product-registration.productRegistration',
+			typeVersion: 1,
+			parameters: ours,
+			credentials: { [credential.type]: { id: credential.id, name: credential.name } },
+		}),
+	);
+	await n8n.importWorkflow(
+		oneNodeWorkflow(`${name}Http`, { type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, parameters: http }),
+	);
+	return {
+		ours: await n8n.execute(`${name}Node`, { timeoutMs }),
+		http: await n8n.execute(`${name}Http`, { timeoutMs }),
+	};
+}
+
+/**
  * Get Many against a service that sends its headers and then a byte every second, with Timeout 5,000 ms and Retries
  * 0: the run must end within 10 s with the timeout message. The HTTP Request node with the same timeout is run beside
  * it (and killed after a minute), to show what the Timeout means there.
@@ -219,29 +248,14 @@ function oneNodeWorkflow(id: string, node: Record<string, unknown>) {
 async function checkDeadline(n8n: RealN8n): Promise<string[]> {
 	const trickle = await startMisbehavingServer('trickle');
 	try {
-		await n8n.importCredential({ ...SLOW_CREDENTIAL, data: { baseUrl: trickle.url, accessToken: 'token' } });
-		await n8n.importWorkflow(
-			oneNodeWorkflow('deadlineNode', {
-				type: 'n8n-nodes-product-registration.productRegistration',
-				typeVersion: 1,
-				parameters: {
-					resource: 'registration',
-					operation: 'getAll',
-					returnAll: true,
-					options: { timeout: 5000, maxRetries: 0 },
-				},
-				credentials: { [SLOW_CREDENTIAL.type]: { id: SLOW_CREDENTIAL.id, name: SLOW_CREDENTIAL.name } },
-			}),
+		const { ours, http } = await runBesideHttpRequest(
+			n8n,
+			trickle,
+			'deadline',
+			{ resource: 'registration', operation: 'getAll', returnAll: true, options: { timeout: 5000, maxRetries: 0 } },
+			{ url: `${trickle.url}/api/registrations`, options: { timeout: 5000 } },
+			60_000,
 		);
-		await n8n.importWorkflow(
-			oneNodeWorkflow('deadlineHttp', {
-				type: 'n8n-nodes-base.httpRequest',
-				typeVersion: 4.2,
-				parameters: { url: `${trickle.url}/api/registrations`, options: { timeout: 5000 } },
-			}),
-		);
-		const ours = await n8n.execute('deadlineNode', { timeoutMs: 60_000 });
-		const http = await n8n.execute('deadlineHttp', { timeoutMs: 60_000 });
 		const oursRun = ours.data?.data.resultData.runData['Under test']?.[0];
 		const message = ours.data?.data.resultData.error?.message ?? '';
 		const httpRun = http.data?.data.resultData.runData['Under test']?.[0];
@@ -261,7 +275,6 @@ async function checkDeadline(n8n: RealN8n): Promise<string[]> {
 	}
 }
 
-const FLOODED_CREDENTIAL = { ...CREDENTIAL, id: 'prCredentialFlood', name: 'Flooding service' };
 /** Within this, the node's error quotes at most ECHO_LIMIT characters of the answer beside its own words. */
 const FLOODED_MESSAGE_BOUND = ECHO_LIMIT + 400;
 
@@ -273,23 +286,15 @@ const FLOODED_MESSAGE_BOUND = ECHO_LIMIT + 400;
 async function checkFloodedAnswer(n8n: RealN8n): Promise<string[]> {
 	const service = await startMisbehavingServer('flood');
 	try {
-		await n8n.importCredential({ ...FLOODED_CREDENTIAL, data: { baseUrl: service.url, accessToken: 'token' } });
-		await n8n.importWorkflow(
-			oneNodeWorkflow('floodNode', {
-				type: 'n8n-nodes-product-registration.productRegistration',
-				typeVersion: 1,
-				parameters: { resource: 'registration', operation: 'delete', registrationId: 'R000001' },
-				credentials: { [FLOODED_CREDENTIAL.type]: { id: FLOODED_CREDENTIAL.id, name: FLOODED_CREDENTIAL.name } },
-			}),
+		const runs = await runBesideHttpRequest(
+			n8n,
+			service,
+			'flood',
+			{ resource: 'registration', operation: 'delete', registrationId: 'R000001' },
+			{ method: 'DELETE', url: `${service.url}/api/registrations/R000001` },
+			120_000,
 		);
-		await n8n.importWorkflow(
-			oneNodeWorkflow('floodHttp', {
-				type: 'n8n-nodes-base.httpRequest',
-				typeVersion: 4.2,
-				parameters: { method: 'DELETE', url: `${service.url}/api/registrations/R000001` },
-			}),
-		);
-		const describe = (result: Awaited<ReturnType<RealN8n['execute']>>) => {
+		const describe = (result: ExecutionResult) => {
 			const error = result.data?.data.resultData.error;
 			const messageLength =
 				(error?.message?.length ?? 0) + ((error as { description?: string })?.description?.length ?? 0);
@@ -299,8 +304,8 @@ async function checkFloodedAnswer(n8n: RealN8n): Promise<string[]> {
 				text: `execution data ${kb} KB, error message and description ${messageLength.toLocaleString('en-US')} characters, n8n's peak RSS ${result.output.peakRssMb} MB`,
 			};
 		};
-		const ours = describe(await n8n.execute('floodNode', { timeoutMs: 120_000 }));
-		const http = describe(await n8n.execute('floodHttp', { timeoutMs: 120_000 }));
+		const ours = describe(runs.ours);
+		const http = describe(runs.http);
 		const problems = expectThat(
 			ours.messageLength > 0 && ours.messageLength < FLOODED_MESSAGE_BOUND,
 			`the error should quote at most ${ECHO_LIMIT} characters of the answer, got ${ours.messageLength} characters`,
