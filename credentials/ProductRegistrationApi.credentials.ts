@@ -27,9 +27,9 @@ export class ProductRegistrationApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'https://registrations.example.com',
+			placeholder: 'https://product-reg.varify.xyz',
 			description:
-				'Address of the product-registration app, without /api. Must start with https:// (or http://) and hold no user name or password.',
+				"The root of the app's host, where its API lives under /api/ (the node adds /api/...; a trailing /api or / is fine). Must start with https:// (or http://) and hold no user name or password.",
 		},
 		{
 			displayName: 'Access Token',
@@ -39,7 +39,7 @@ export class ProductRegistrationApi implements ICredentialType {
 			default: '',
 			required: true,
 			description:
-				'Generated in the shop admin under Apps > the product-registration app > Settings > General > API Access Token > Generate',
+				'Made in the shop admin: Apps > the product-registration app > Settings > General > API Access Token > Generate (older versions of the app: Settings > Advance)',
 		},
 	];
 
@@ -52,12 +52,13 @@ export class ProductRegistrationApi implements ICredentialType {
 		},
 	};
 
-	// Listing one registration is read-only and needs a valid token, so it proves both the address and the token.
+	// Listing one registration is read-only and needs a valid token, so it proves both the address and the token. It is
+	// the first page of Get Many with Limit 1, so the Test calls exactly what the node calls.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: BASE_URL_ROOT_EXPRESSION,
 			url: '/api/registrations',
-			qs: { limit: 1 },
+			qs: { page: 1, limit: 1 },
 		},
 	};
 }

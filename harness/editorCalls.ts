@@ -103,6 +103,7 @@ export async function searchList(
 	credentials: ServiceCredentials,
 	filter?: string,
 	parameters: INode['parameters'] = {},
+	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const node = productRegistrationNode('Product Registration', parameters);
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
@@ -110,5 +111,5 @@ export async function searchList(
 	const nodeType = nodeTypes.getByNameAndVersion(PRODUCT_REGISTRATION_TYPE, 1) as INodeType;
 	const search = nodeType.methods?.listSearch?.[method];
 	if (!search) throw new Error(`The node has no list search method "${method}"`);
-	return await search.call(context, filter);
+	return await search.call(context, filter, paginationToken);
 }

@@ -248,6 +248,8 @@ export interface RunWorkflowOptions {
 export interface WorkflowRunResult {
 	/** Each node's first output of its first run, by node name. */
 	outputs: Record<string, INodeExecutionData[]>;
+	/** The execution hints each node's first run added (shown above its output in the editor), by node name. */
+	hints: Record<string, string[]>;
 	/** Set when a node failed the execution (without Continue On Fail). */
 	error?: IRun['data']['resultData']['error'];
 }
@@ -323,10 +325,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 	const run = await Promise.race([finished, execution.then(async () => await finished)]);
 
 	const outputs: Record<string, INodeExecutionData[]> = {};
+	const hints: Record<string, string[]> = {};
 	for (const [name, runs] of Object.entries(run.data.resultData.runData)) {
 		outputs[name] = runs[0]?.data?.main?.[0] ?? [];
+		hints[name] = (runs[0]?.hints ?? []).map((hint) => hint.message);
 	}
-	return { outputs, error: run.data.resultData.error };
+	return { outputs, hints, error: run.data.resultData.error };
 }
 
 export interface RunNodeOptions {
@@ -341,6 +345,8 @@ export interface RunNodeOptions {
 export interface RunNodeResult {
 	/** The node's first output, in order. */
 	items: INodeExecutionData[];
+	/** The execution hints the node added. */
+	hints: string[];
 	error?: WorkflowRunResult['error'];
 }
 
@@ -361,14 +367,14 @@ export function productRegistrationNode(name: string, parameters: INodeParameter
 /** Runs one Product Registration node on the given items through the engine. */
 export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 	const node = productRegistrationNode(NODE_NAME, options.parameters, options.continueOnFail);
-	const { outputs, error } = await runWorkflow({
+	const { outputs, hints, error } = await runWorkflow({
 		workflow: { nodes: [node], connections: {} },
 		credentials: options.credentials,
 		startNode: NODE_NAME,
 		items: options.items,
 		stop: options.stop,
 	});
-	return { items: outputs[NODE_NAME] ?? [], error };
+	return { items: outputs[NODE_NAME] ?? [], hints: hints[NODE_NAME] ?? [], error };
 }
 
 /** The run's error as a user meets it: its message and the input item it names. */

@@ -2,6 +2,10 @@ import type { SandboxState } from './state';
 
 /** A small shop's data, so a fresh sandbox has something to list, look up and register. */
 export function seedSampleData(state: SandboxState): void {
+	state.forms.push(
+		{ name: 'Extended warranty', slug: 'extended-warranty', description: 'Two more years for registered products' },
+		{ name: 'Warranty claim', slug: 'warranty-claim', description: 'Report a fault with a registered product' },
+	);
 	state.createSerialNumbers([
 		{ serialNumber: 'KT-2024-0001', sku: 'KETTLE-K1', customerTags: 'kettle,2024' },
 		{ serialNumber: 'KT-2024-0002', sku: 'KETTLE-K1', customerTags: 'kettle,2024' },

@@ -3,6 +3,8 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import type { ListDialect } from './lists';
+import { listAnswer, listedRegistration, MAX_PAGE_SIZE } from './lists';
 import { ObjectStorage } from './objectStorage';
 import { ApiError, SandboxState } from './state';
 
@@ -60,7 +62,8 @@ function readBody(request: IncomingMessage): Promise<string> {
 /**
  * An in-memory stand-in for the product-registration service: every endpoint of the API, the token checked in the
  * Authorization header or the body field `accessToken`, and uploads answered with pre-signed PUT addresses of a
- * real object storage. Tests and the demo also use it to inject latency and faults.
+ * real object storage. It speaks the real service's dialect by default (paged lists, its forms) and the API
+ * document's on demand. Tests and the demo also use it to inject latency and faults.
  */
 export class Sandbox {
 	/** Every request received, in order (tests assert what the service was sent). */
@@ -84,6 +87,18 @@ export class Sandbox {
 	faultPlan: ((request: RecordedRequest) => Fault | undefined) | undefined;
 
 	state: SandboxState = new SandboxState();
+
+	/**
+	 * How lists are answered (see lists.ts): `paged` and wrapped as the real service does, or `bare` as the API
+	 * document reads.
+	 */
+	listDialect: ListDialect = 'paged';
+
+	/** The largest page of a paged list, whatever `limit` asks for (the real service's is 100). */
+	maxPageSize = MAX_PAGE_SIZE;
+
+	/** Whether GET /api/forms exists: the real service has it, the API document does not list it (404). */
+	listsForms = true;
 
 	/** How long a pre-signed upload address stays valid; negative hands out already expired ones. */
 	uploadUrlTtlSeconds: number;
@@ -127,6 +142,9 @@ export class Sandbox {
 		this.latencyMs = 0;
 		this.answerDelayMs = 0;
 		this.peakInFlight = 0;
+		this.listDialect = 'paged';
+		this.maxPageSize = MAX_PAGE_SIZE;
+		this.listsForms = true;
 	}
 
 	/** Requests made to one endpoint, e.g. `requestsTo('GET', '/api/registrations')`. */
@@ -235,7 +253,12 @@ export class Sandbox {
 			return { status: 200, body: this.state.createRegistrations(body.registrations) };
 		}
 		if (path === '/api/registrations' && method === 'GET') {
-			return { status: 200, body: this.state.listRegistrations(request.query) };
+			const matches = this.state.matchingRegistrations(request.query);
+			const shape = this.listDialect === 'paged' ? listedRegistration : (registration: unknown) => registration;
+			return { status: 200, body: listAnswer(matches, request.query, this.listDialect, shape, this.maxPageSize) };
+		}
+		if (path === '/api/forms' && method === 'GET' && this.listsForms) {
+			return { status: 200, body: { data: this.state.forms } };
 		}
 		if (registrationPath && !registrationPath[2] && method === 'PUT') {
 			return { status: 200, body: this.state.updateRegistration(decodeURIComponent(registrationPath[1]), body.registration) };

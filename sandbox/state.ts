@@ -35,6 +35,13 @@ export interface StoredRegistration {
 	createdAt: string;
 }
 
+/** A form of the app, as the real service lists it under GET /api/forms. */
+export interface StoredForm {
+	name: string;
+	slug: string;
+	description: string;
+}
+
 export interface StoredSerialNumber {
 	serialNumber: string;
 	sku: string;
@@ -81,6 +88,9 @@ export class SandboxState {
 	readonly registrations = new Map<string, StoredRegistration>();
 
 	readonly serialNumbers = new Map<string, StoredSerialNumber>();
+
+	/** The app's forms; registrations name theirs by slug as `type`, and go to the default form without one. */
+	readonly forms: StoredForm[] = [];
 
 	/** How often each serial number was created: more than once means a client sent the same creation twice. */
 	readonly serialCreations = new Map<string, number>();
@@ -191,18 +201,16 @@ export class SandboxState {
 		return { id, deleted: true };
 	}
 
-	listRegistrations(query: Record<string, string>): StoredRegistration[] {
-		const limit = query.limit === undefined ? undefined : Number(query.limit);
-		if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-			throw new ApiError(400, 'limit must be a positive whole number');
-		}
-		const matches = [...this.registrations.values()].filter(
-			(registration) =>
-				(query.email === undefined || registration.customerEmail === query.email) &&
-				(query.customerId === undefined || String(registration.customer?.id) === query.customerId) &&
-				(query.formSlug === undefined || registration.formSlug === query.formSlug),
-		);
-		return limit === undefined ? matches : matches.slice(0, limit);
+	/** The registrations a list query matches (email, customerId, formSlug), the newest first. */
+	matchingRegistrations(query: Record<string, string>): StoredRegistration[] {
+		return [...this.registrations.values()]
+			.filter(
+				(registration) =>
+					(query.email === undefined || registration.customerEmail === query.email) &&
+					(query.customerId === undefined || String(registration.customer?.id) === query.customerId) &&
+					(query.formSlug === undefined || registration.formSlug === query.formSlug),
+			)
+			.reverse();
 	}
 
 	createSerialNumbers(entries: unknown): { serialNumbers: StoredSerialNumber[] } {

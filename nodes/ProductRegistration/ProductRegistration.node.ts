@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { mainConnection } from '../shared/connectionTypes';
 import { properties } from './actions/properties';
 import { router } from './actions/router';
-import { searchRegistrations } from './methods/listSearch';
+import { searchForms, searchRegistrations } from './methods/listSearch';
 
 export class ProductRegistration implements INodeType {
 	description: INodeTypeDescription = {
@@ -30,7 +30,7 @@ export class ProductRegistration implements INodeType {
 	};
 
 	methods = {
-		listSearch: { searchRegistrations },
+		listSearch: { searchForms, searchRegistrations },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -82,7 +82,7 @@ describe('credential', () => {
 		expect((await test('not-the-token')).status).toBe('Error');
 		// n8n's helper asks once more after a 401 (to refresh tokens that can be refreshed); each ask is the same read.
 		expect(new Set(sandbox().requests.map(({ method, url }) => `${method} ${url}`))).toEqual(
-			new Set(['GET /api/registrations?limit=1']),
+			new Set(['GET /api/registrations?page=1&limit=1']),
 		);
 		expect(sandbox().requests[0].headers.authorization).toBe(`Bearer ${sandbox().token}`);
 	});

@@ -161,6 +161,44 @@ describe('the editor: files of a registration', () => {
 	});
 });
 
+describe('the editor: the form', () => {
+	const formOption = (collection: string) =>
+		(description.properties.find((property) => property.name === collection)!.options as INodeProperties[]).find(
+			(option) => option.name === 'formSlug',
+		)!;
+
+	test.each([
+		['create', 'additionalFields'],
+		['getAll', 'filters'],
+	])(
+		'registration → %s offers Form under %s, picked From List (the forms search) or By Slug',
+		(operation, collection) => {
+			const parameters = editorParameters(description, { resource: 'registration', operation });
+
+			expect(offeredCollectionOptions(description, parameters, collection)).toContain('Form');
+			const form = formOption(collection);
+			expect(form.type).toBe('resourceLocator');
+			expect(form.modes?.map((mode) => [mode.name, mode.displayName])).toEqual([
+				['list', 'From List'],
+				['id', 'By Slug'],
+			]);
+			expect(form.modes?.[0].typeOptions).toEqual({ searchListMethod: 'searchForms', searchable: true });
+		},
+	);
+
+	test('a node saved by 0.3 with the form typed as text opens with no issue and no unsupported value', () => {
+		const savedBy03 = {
+			resource: 'registration',
+			operation: 'getAll',
+			returnAll: true,
+			filters: { formSlug: 'extended-warranty' },
+		};
+
+		expect(parameterIssues(description, { parameters: savedBy03 })).toEqual([]);
+		expect(unsupportedValues(description.properties, savedBy03, description)).toEqual([]);
+	});
+});
+
 describe('the editor: the description itself', () => {
 	test('every displayOptions names a parameter and a value it can have', () => {
 		expect(displayOptionProblems(description)).toEqual([]);
@@ -282,7 +320,7 @@ describe("the credential's Test button", () => {
 			expect(testResult).toEqual({ status: 'OK', message: 'Connection successful!' });
 			expect(received).toHaveLength(2);
 			expect(received[1]).toBe(received[0]);
-			expect(received[0]).toBe(`GET ${suffix.startsWith('/shop') ? '/shop' : ''}/api/registrations?limit=1`);
+			expect(received[0]).toBe(`GET ${suffix.startsWith('/shop') ? '/shop' : ''}/api/registrations?page=1&limit=1`);
 		},
 	);
 });

@@ -466,7 +466,7 @@ describe('If Already Registered', () => {
 		expect(outcomes(second.items)).toEqual(Array(30).fill('skipped'));
 		expect(posts()).toHaveLength(0);
 		expect(lookups().map((request) => request.query)).toEqual(
-			Array.from({ length: 10 }, (_, index) => ({ email: `customer${index}@example.com` })),
+			Array.from({ length: 10 }, (_, index) => ({ email: `customer${index}@example.com`, page: '1', limit: '100' })),
 		);
 		expect(sandbox().state.registrations.size).toBe(30);
 		expect(second.items[4].json).toMatchObject({ outcome: 'skipped', id: 'R000005', productName: 'Kettle K1' });
@@ -532,6 +532,73 @@ describe('If Already Registered', () => {
 
 		expect(outcomes(run.items)).toEqual([outcome]);
 		expect(posts()).toHaveLength(outcome === 'created' ? 1 : 0);
+	});
+
+	test("Skip finds a registration on the third page of the customer's list (newest first) and creates nothing", async () => {
+		sandbox().state.createRegistrations([
+			{ productName: 'Kettle', customerEmail: 'ann@example.com', serialNumbers: ['KT-1'] },
+			...Array.from({ length: 249 }, (_, index) => ({
+				productName: `Filter ${index}`,
+				customerEmail: 'ann@example.com',
+			})),
+		]);
+
+		const run = await runNode({
+			parameters: createIfExists('skip'),
+			credentials: credentials(),
+			items: items({ Product: 'Kettle', Email: 'ann@example.com', Serials: 'KT-1' }),
+		});
+
+		expect(outcomes(run.items)).toEqual(['skipped']);
+		expect(run.items[0].json).toMatchObject({ id: 'R000001', productName: 'Kettle' });
+		expect(lookups().map((request) => request.query.page)).toEqual(['1', '2', '3']);
+		expect(posts()).toHaveLength(0);
+	});
+
+	test('Update compares extra fields with those the service lists under fieldData: an unchanged one sends nothing', async () => {
+		sandbox().state.createRegistrations([
+			{ productName: 'Kettle', customerEmail: 'ann@example.com', greetings: 'hi' },
+			{ productName: 'Toaster', customerEmail: 'ann@example.com', greetings: 'hi' },
+		]);
+
+		const run = await runNode({
+			parameters: createIfExists('update', { unmatchedFields: 'sendAsExtraFields' }),
+			credentials: credentials(),
+			items: items(
+				{ Product: 'Kettle', Email: 'ann@example.com', greetings: 'hi' },
+				{ Product: 'Toaster', Email: 'ann@example.com', greetings: 'hello' },
+			),
+		});
+
+		expect(outcomes(run.items)).toEqual(['skipped', 'updated']);
+		const puts = sandbox().requests.filter((request) => request.method === 'PUT');
+		expect(puts.map((request) => [request.path, request.body])).toEqual([
+			[
+				'/api/registrations/R000002',
+				{ registration: { productName: 'Toaster', customerEmail: 'ann@example.com', fields: { greetings: 'hello' } } },
+			],
+		]);
+	});
+
+	test('a customer list that comes back short of its total: a row found in it is skipped, a row not found fails clearly and is not created', async () => {
+		sandbox().state.createRegistrations([{ productName: 'Kettle', customerEmail: 'ann@example.com' }]);
+		sandbox().faultPlan = (request) =>
+			request.method === 'GET'
+				? { status: 200, body: { data: [{ id: 'R000001', productName: 'Kettle' }], total: 2 } }
+				: undefined;
+
+		const run = await runNode({
+			parameters: createIfExists('skip'),
+			credentials: credentials(),
+			items: items({ Product: 'Kettle', Email: 'ann@example.com' }, { Product: 'Toaster', Email: 'ann@example.com' }),
+			continueOnFail: true,
+		});
+
+		expect(outcomes(run.items)).toEqual([
+			'skipped',
+			'The service said it holds 2 registrations for ann@example.com but listed 1: the list changed while it was read, or the service skipped some, so it is not known whether item 1 is registered already; nothing was sent for it. Run it again.',
+		]);
+		expect(posts()).toHaveLength(0);
 	});
 
 	test('Update sends exactly the changed registrations, and creates the new ones', async () => {
@@ -673,6 +740,27 @@ describe('a create whose answer is lost, with If Already Registered', () => {
 
 		expect(run.error?.message).toMatch(
 			/^The outcome is unknown: could not reach the service at .*: the connection was reset, so the service may or may not have created the 6 registrations of items 0 to 5/,
+		);
+		expect(posts()).toHaveLength(1);
+	});
+
+	test('when the lookup after a lost answer comes back short of its total, missing is no proof: the outcome stays unknown', async () => {
+		// The first lookup (before the create) is whole; the one after the lost answer lists none of the 2 it counts.
+		let lookupsSeen = 0;
+		sandbox().faultPlan = (request) => {
+			if (request.method === 'POST') return { resetAfterHandling: true };
+			return (lookupsSeen += 1) > 1 ? { status: 200, body: { data: [], total: 2 } } : undefined;
+		};
+
+		// A Retry is allowed, so only the short list keeps the create from being sent again.
+		const run = await runNode({
+			parameters: createIfExists('skip', { maxRetries: 1 }),
+			credentials: credentials(),
+			items: items({ Product: 'Kettle', Email: 'ann@example.com' }),
+		});
+
+		expect(run.error?.message).toMatch(
+			/^The outcome is unknown: could not reach the service at .*: the connection was reset/,
 		);
 		expect(posts()).toHaveLength(1);
 	});

@@ -14,24 +14,58 @@ describe('Registration "From List": the search the editor runs while the user ty
 		const { results } = await search(' ann.lee@example.com ');
 
 		expect(sandbox().requests.map((request) => request.query)).toEqual([
-			{ email: 'ann.lee@example.com', limit: '100' },
+			{ email: 'ann.lee@example.com', page: '1', limit: '100' },
 		]);
 		expect(results).toEqual([
-			{ name: 'Kettle K1 · Ann Lee · 2024-03-01 (R000001)', value: 'R000001' },
 			{ name: 'Toaster T2 · Ann Lee · 2024-05-17 (R000002)', value: 'R000002' },
+			{ name: 'Kettle K1 · Ann Lee · 2024-03-01 (R000001)', value: 'R000001' },
 		]);
 	});
 
-	test('without a filter it lists the registrations the service gives first, at most 100', async () => {
-		const { results } = await search();
+	test('without a filter it lists the registrations as the service does, the newest first', async () => {
+		const { results, paginationToken } = await search();
 
-		expect(sandbox().requests.map((request) => request.query)).toEqual([{ limit: '100' }]);
-		expect(results.map((result) => result.value)).toEqual(['R000001', 'R000002', 'R000003']);
+		expect(sandbox().requests.map((request) => request.query)).toEqual([{ page: '1', limit: '100' }]);
+		expect(results.map((result) => result.value)).toEqual(['R000003', 'R000002', 'R000001']);
+		expect(paginationToken).toBeUndefined();
+	});
+
+	test('a long list comes a page at a time as the user scrolls: each answer says where the next page starts', async () => {
+		sandbox().state.createRegistrations(
+			Array.from({ length: 247 }, (_, index) => ({ productName: `Product ${index}`, customerEmail: 'x@example.com' })),
+		);
+
+		const first = await search();
+		const second = await searchList('searchRegistrations', credentials(), undefined, {}, first.paginationToken);
+		const third = await searchList('searchRegistrations', credentials(), undefined, {}, second.paginationToken);
+
+		expect([first, second, third].map(({ results, paginationToken }) => [results.length, paginationToken])).toEqual([
+			[100, '2'],
+			[100, '3'],
+			[50, undefined],
+		]);
+		expect(new Set([first, second, third].flatMap(({ results }) => results.map((result) => result.value))).size).toBe(
+			250,
+		);
+	});
+
+	test('typing narrows each page; pages with no match are read on until one has some', async () => {
+		sandbox().state.createRegistrations([{ productName: 'Rare Grinder G9', customerEmail: 'gia@example.com' }]);
+		sandbox().state.createRegistrations(
+			Array.from({ length: 250 }, (_, index) => ({ productName: `Product ${index}`, customerEmail: 'x@example.com' })),
+		);
+
+		const { results, paginationToken } = await search('grinder');
+
+		expect(results.map((result) => result.name)).toEqual(['Rare Grinder G9 · gia@example.com (R000004)']);
+		expect(sandbox().requests.map((request) => request.query.page)).toEqual(['1', '2', '3']);
+		expect(paginationToken).toBeUndefined();
 	});
 
 	test('part of an e-mail, a name, a product or an ID narrows the list', async () => {
 		expect((await search('bo.ch')).results.map((result) => result.value)).toEqual(['R000003']);
 		expect((await search('toaster')).results.map((result) => result.value)).toEqual(['R000002']);
+		expect((await search('ann')).results.map((result) => result.value)).toEqual(['R000002', 'R000001']);
 		expect((await search('R000001')).results.map((result) => result.value)).toEqual(['R000001']);
 		expect((await search('nobody')).results).toEqual([]);
 	});

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, IGetNodeParameterOptions } from 'n8n-workflow';
 
 import { executionScoped } from './executionScope';
+import { isResourceLocator } from './values';
 
 function holdsExpression(value: unknown): boolean {
 	if (typeof value === 'string') return value.startsWith('=');
@@ -32,11 +33,6 @@ function valueAt(json: unknown, path: string[]): unknown {
 		current = (current as Record<string, unknown>)[key];
 	}
 	return current;
-}
-
-/** A resource locator's saved value: `{ __rl: true, mode, value }`. */
-function isResourceLocator(value: unknown): value is { __rl: true; mode: string; value: unknown } {
-	return value !== null && typeof value === 'object' && (value as { __rl?: unknown }).__rl === true;
 }
 
 /**

@@ -163,6 +163,19 @@ export function listFromBody(body: unknown, resourceKey: string): IDataObject[] 
 	return (listIn(body, resourceKey) ?? [body]).map(asObject);
 }
 
+/** A resource locator's saved value: `{ __rl: true, mode, value }`. */
+export function isResourceLocator(value: unknown): value is { __rl: true; mode: string; value: unknown } {
+	return value !== null && typeof value === 'object' && (value as { __rl?: unknown }).__rl === true;
+}
+
+/**
+ * The value a resource locator holds, from inside a collection (where n8n hands over the locator as saved); a plain
+ * value, saved before the parameter became a locator, is that value.
+ */
+export function locatorValue(value: unknown): unknown {
+	return isResourceLocator(value) ? value.value : value;
+}
+
 /** The service's answer as an output item's JSON: objects as they are, anything else under `value`. */
 export function asObject(value: unknown): IDataObject {
 	return value !== null && typeof value === 'object' && !Array.isArray(value)

@@ -1,49 +1,78 @@
 import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
 import { readListedRegistration } from '../helpers/listedRegistration';
-import { isEmail, listFromBody } from '../helpers/values';
-import { serviceRequest } from '../transport/serviceRequest';
+import { isEmail } from '../helpers/values';
+import { readList, readListPage } from '../transport/pagedList';
 
-/** How many registrations the list shows; enough to pick from, small enough to answer quickly. */
-const SEARCH_LIMIT = 100;
+/** Pages read for one answer while what was typed narrows them to nothing, before the editor is answered anyway. */
+const PAGES_PER_SEARCH = 10;
+
+/** Whether a list entry holds what the user typed, ignoring case. */
+function holds(words: Array<string | undefined>, typed: string): boolean {
+	return typed === '' || words.join(' ').toLowerCase().includes(typed.toLowerCase());
+}
 
 /**
  * "From List" of the Registration parameter. A complete e-mail address is searched by the service (the API's
- * `email` filter); anything else shown is matched here against the registrations the service lists first, by
- * e-mail, name, product or ID. Each entry shows what a person recognises — product, customer, purchase date — and
- * falls back to the ID when the service's answer has none of them.
+ * `email` filter); anything else typed is matched here against the registrations the service lists, by e-mail, name,
+ * product or ID. The list comes a page at a time as the user scrolls. Each entry shows what a person recognises —
+ * product, customer, purchase date — and falls back to the ID when the service's answer has none of them.
  */
 export async function searchRegistrations(
 	this: ILoadOptionsFunctions,
 	filter?: string,
+	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const typed = (filter ?? '').trim();
 	const byEmail = isEmail(typed);
-	const { body } = await serviceRequest.call(
-		this,
-		{
-			method: 'GET',
-			path: 'registrations',
-			qs: byEmail ? { email: typed, limit: SEARCH_LIMIT } : { limit: SEARCH_LIMIT },
-		},
-		0,
-	);
-	const needle = typed.toLowerCase();
+	const list = {
+		path: 'registrations',
+		qs: byEmail ? { email: typed } : {},
+		resourceKey: 'registrations',
+		what: 'registrations',
+	};
 	const results: INodeListSearchItems[] = [];
-	for (const record of listFromBody(body, 'registrations')) {
-		const registration = readListedRegistration(record);
-		if (registration.id === undefined) continue;
-		const words = [
-			registration.productName,
-			registration.customerName ?? registration.customerEmail,
-			registration.purchaseDate,
-		];
-		const label = words.filter((word) => word !== undefined).join(' · ');
-		if (!byEmail && needle !== '') {
-			const haystack = [label, registration.customerEmail, registration.id].join(' ').toLowerCase();
-			if (!haystack.includes(needle)) continue;
+	let pageNumber = Number(paginationToken ?? 1);
+	for (let read = 0; ; read++) {
+		const { records, more } = await readListPage.call(this, list, pageNumber);
+		for (const record of records) {
+			const registration = readListedRegistration(record);
+			if (registration.id === undefined) continue;
+			const label = [
+				registration.productName,
+				registration.customerName ?? registration.customerEmail,
+				registration.purchaseDate,
+			]
+				.filter((word) => word !== undefined)
+				.join(' · ');
+			if (!byEmail && !holds([label, registration.customerEmail, registration.id], typed)) continue;
+			results.push({ name: label === '' ? registration.id : `${label} (${registration.id})`, value: registration.id });
 		}
-		results.push({ name: label === '' ? registration.id : `${label} (${registration.id})`, value: registration.id });
+		pageNumber += 1;
+		if (!more) return { results };
+		if (results.length > 0 || read + 1 >= PAGES_PER_SEARCH) return { results, paginationToken: String(pageNumber) };
+	}
+}
+
+/** What From List of a Form shows when the service has no list of forms (the API document shows none). */
+export const NO_FORM_LIST =
+	'This service does not list its forms: choose By Slug and type the slug (Form > View on the frontend in the admin)';
+
+/**
+ * "From List" of a Form: the forms the service lists (GET /api/forms), narrowed by what was typed in their name or
+ * slug. A service without that list answers 404; the list then says so, and typing the slug By Slug still works.
+ */
+export async function searchForms(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const forms = await readList.call(this, { path: 'forms', resourceKey: 'forms', what: 'forms', mayBeAbsent: true }, 0);
+	if (forms.absent) return { results: [{ name: NO_FORM_LIST, value: '' }] };
+	const typed = (filter ?? '').trim();
+	const results: INodeListSearchItems[] = [];
+	for (const form of forms.records) {
+		const slug = typeof form.slug === 'string' || typeof form.slug === 'number' ? String(form.slug).trim() : '';
+		if (slug === '') continue;
+		const name = typeof form.name === 'string' && form.name.trim() !== '' ? form.name.trim() : slug;
+		if (!holds([name, slug], typed)) continue;
+		results.push({ name: name === slug ? slug : `${name} (${slug})`, value: slug });
 	}
 	return { results };
 }

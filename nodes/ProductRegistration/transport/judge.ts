@@ -20,6 +20,8 @@ export interface JudgedRequest {
 	method: IHttpRequestMethods;
 	/** The record the path names, e.g. `registration "R1"`, so that a 404 says which one is missing. */
 	record?: string;
+	/** The endpoint is not on every service (GET /api/forms): a 404 is the answer that it is absent, not an error. */
+	mayBeAbsent?: boolean;
 }
 
 /**
@@ -135,6 +137,7 @@ export function judgeAnswer(
 	) {
 		return { problem: `the service answered HTTP ${statusCode}${saying}`, serviceMayHaveActed: true, httpCode };
 	}
+	if (statusCode === 404 && request.mayBeAbsent) return { statusCode, body: undefined };
 	if (statusCode === 404 && request.method === 'DELETE' && earlierAttemptMayHaveActed) {
 		// An earlier attempt's answer was lost; the record being gone now means that attempt deleted it.
 		return { statusCode, body: undefined };

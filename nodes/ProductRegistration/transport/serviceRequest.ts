@@ -38,6 +38,8 @@ interface RequestBase {
 	body?: IDataObject;
 	/** The record the path names, e.g. `registration "R1"`, so that a 404 says which one is missing. */
 	record?: string;
+	/** The endpoint is not on every service: a 404 answers with that status and no body instead of failing. */
+	mayBeAbsent?: boolean;
 }
 
 /**

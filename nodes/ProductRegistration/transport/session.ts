@@ -68,7 +68,7 @@ export function serviceUrl(node: INode, session: ServiceSession, path: string, i
 			`The Base URL in the Product Registration API credential ${session.root.refusal}`,
 			{
 				itemIndex,
-				description: 'Use the address of the product-registration app, e.g. https://registrations.example.com',
+				description: 'Use the address of the product-registration app, e.g. https://product-reg.varify.xyz',
 			},
 		);
 	}

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import type { FieldNames } from '../../helpers/fieldMatching';
 import { ItemInput } from '../../helpers/itemInput';
 import { runConcurrently } from '../../helpers/pace';
-import { optionalText } from '../../helpers/values';
+import { locatorValue, optionalText } from '../../helpers/values';
 import {
 	autoMapping,
 	batchSender,
@@ -19,6 +19,7 @@ import { batchConcurrencyOption, batchSizeOption, optionsCollection } from '../o
 import { DEFAULT_CONCURRENCY } from '../runItems';
 import { displayFor } from '../shownWhen';
 import { CUSTOMER_ALIASES, CUSTOMER_LABELS, customerProperty, readCustomer } from './customerFields';
+import { formProperty } from './formField';
 import { ifExistsOption, planIfExists, sendUpdates } from './ifAlreadyRegistered';
 import { sendOnce } from './lostCreate';
 import {
@@ -93,15 +94,9 @@ const properties: INodeProperties[] = [
 				customerProperty,
 				...extraFieldProperties,
 				filesProperty,
-				{
-					displayName: 'Form Slug',
-					name: 'formSlug',
-					type: 'string',
-					default: '',
-					placeholder: 'extended-warranty',
-					description:
-						'Store the registration in this form instead of the default product-registration form. The slug is shown in the admin under Form > View on the frontend.',
-				},
+				formProperty(
+					'Store the registration in this form instead of the default product-registration form (sent as its slug)',
+				),
 			],
 		},
 	]),
@@ -150,7 +145,7 @@ function valuesFromParameters(input: ItemInput): RegistrationValues {
 	return {
 		core,
 		extra: additional,
-		formSlug: additional.formSlug,
+		formSlug: locatorValue(additional.formSlug),
 		customer: (additional.customer as IDataObject | undefined)?.details as IDataObject | undefined,
 		files: readFormFiles(input, additional.files),
 	};

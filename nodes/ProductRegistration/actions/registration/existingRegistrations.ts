@@ -3,8 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { ListedRegistration } from '../../helpers/listedRegistration';
 import { readListedRegistration } from '../../helpers/listedRegistration';
-import { listIn } from '../../helpers/values';
-import { serviceRequest } from '../../transport/serviceRequest';
+import { readList, shortfall } from '../../transport/pagedList';
 
 /** A registration the service lists for a customer e-mail. */
 export interface ExistingRegistration {
@@ -15,27 +14,39 @@ export interface ExistingRegistration {
 }
 
 /**
- * The registrations the service holds for an e-mail (GET /api/registrations?email=), read as Get Many reads its list.
- * An answer that does not read as registrations with product names is an error, never a guess: a wrong guess would
- * create a registration twice or skip a new one.
+ * What the service lists for one e-mail. When the list came back short of what the service said it holds, a
+ * registration missing from it may still exist: `unsure` says why, and only a match in the list can be trusted.
+ */
+export interface Registrations {
+	existing: ExistingRegistration[];
+	unsure?: string;
+}
+
+/**
+ * The registrations the service holds for an e-mail (GET /api/registrations?email=), every page of them. An answer
+ * that does not read as registrations with product names is an error, never a guess: a wrong guess would create a
+ * registration twice or skip a new one.
  */
 export async function registrationsOf(
 	this: IExecuteFunctions,
 	email: string,
 	itemIndex: number,
-): Promise<ExistingRegistration[]> {
-	const { body } = await serviceRequest.call(this, { method: 'GET', path: 'registrations', qs: { email } }, itemIndex);
+): Promise<Registrations> {
+	const what = `registrations for ${email}`;
+	const list = await readList.call(
+		this,
+		{ path: 'registrations', qs: { email }, resourceKey: 'registrations', what },
+		itemIndex,
+	);
 	const unreadable = (why: string) => {
-		const message = `The service's list of registrations for ${email} could not be read (${why}), so it is not known whether item ${itemIndex} is registered already; nothing was sent for it`;
+		const message = `The service's list of ${what} could not be read (${why}), so it is not known whether item ${itemIndex} is registered already; nothing was sent for it`;
 		return new NodeApiError(this.getNode(), { message }, { message, itemIndex });
 	};
-	const list = body === undefined ? [] : listIn(body, 'registrations');
-	if (list === undefined) throw unreadable('the answer is not a list');
-	return list.map((record) => {
-		if (record === null || typeof record !== 'object' || Array.isArray(record))
-			throw unreadable('an entry is not an object');
-		const listed = readListedRegistration(record as IDataObject);
+	if (list.notAList) throw unreadable('the answer is not a list');
+	const existing = list.records.map((record) => {
+		const listed = readListedRegistration(record);
 		if (listed.productName === undefined) throw unreadable('an entry has no productName');
-		return { listed, record: record as IDataObject };
+		return { listed, record };
 	});
+	return { existing, unsure: list.complete ? undefined : shortfall(list, what) };
 }

@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { ItemInput } from '../../helpers/itemInput';
-import { booleanValue, listFromBody, optionalEmail, optionalText, wholeNumber } from '../../helpers/values';
-import { serviceRequest } from '../../transport/serviceRequest';
+import { booleanValue, locatorValue, optionalEmail, optionalText, wholeNumber } from '../../helpers/values';
+import { readList, shortfall } from '../../transport/pagedList';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
+import { formProperty } from './formField';
 
 const properties: INodeProperties[] = [
 	{
@@ -46,15 +47,7 @@ const properties: INodeProperties[] = [
 				placeholder: 'e.g. 4567',
 				description: "Only registrations of this customer (the shop platform's customer ID)",
 			},
-			{
-				displayName: 'Form Slug',
-				name: 'formSlug',
-				type: 'string',
-				placeholder: 'warranty-form',
-				default: '',
-				description:
-					'Only registrations made in this form. The slug is shown in the admin under Form > View on the frontend.',
-			},
+			formProperty('Only registrations made in this form'),
 		],
 	},
 	optionsCollection([concurrencyOption]),
@@ -75,17 +68,22 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const customerId = input.convert(filters.customerId, 'Customer ID filter', optionalText);
 	// 0 was this filter's default before 0.2, when it was a number field: it means no filter.
 	if (customerId !== undefined && customerId !== '0') qs.customerId = customerId;
-	const formSlug = input.convert(filters.formSlug, 'Form Slug filter', optionalText);
+	const formSlug = input.convert(locatorValue(filters.formSlug), 'Form filter', optionalText);
 	if (formSlug !== undefined) qs.formSlug = formSlug;
+	const limit = returnAll ? undefined : input.parameter('limit', 'Limit', wholeNumber(1));
 
-	let limit: number | undefined;
-	if (!returnAll) {
-		limit = input.parameter('limit', 'Limit', wholeNumber(1));
-		qs.limit = limit;
+	const list = await readList.call(
+		this,
+		{ path: 'registrations', qs, resourceKey: 'registrations', what: 'registrations' },
+		itemIndex,
+		limit,
+	);
+	if (!list.complete) {
+		this.addExecutionHints({
+			message: `Item ${itemIndex}: ${shortfall(list, 'registrations')}. Run the node again to read the list anew.`,
+			type: 'warning',
+			location: 'outputPane',
+		});
 	}
-
-	const { body } = await serviceRequest.call(this, { method: 'GET', path: 'registrations', qs }, itemIndex);
-	const registrations = listFromBody(body, 'registrations');
-	// The service may ignore `limit`; the user asked for at most that many.
-	return limit === undefined ? registrations : registrations.slice(0, limit);
+	return list.records;
 }

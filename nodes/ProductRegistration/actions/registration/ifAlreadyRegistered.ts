@@ -7,7 +7,7 @@ import { runParameters } from '../../helpers/runParameters';
 import { serviceRequest } from '../../transport/serviceRequest';
 import type { PendingEntry, Settlement } from '../operation';
 import { DEFAULT_CONCURRENCY } from '../runItems';
-import type { ExistingRegistration } from './existingRegistrations';
+import type { ExistingRegistration, Registrations } from './existingRegistrations';
 import { registrationsOf } from './existingRegistrations';
 import { CORE_KEYS, registrationTarget } from './registrationFields';
 import { hasFiles, withFilesSent } from './registrationFiles';
@@ -74,7 +74,7 @@ interface Customer {
 	email: string;
 	firstItemIndex: number;
 	firsts: PendingEntry[];
-	existing?: ExistingRegistration[] | { error: unknown };
+	listed?: Registrations | { error: unknown };
 }
 
 /** The body of Update for an entry of Create: its standard fields, and its extra form fields under `fields`. */
@@ -98,7 +98,8 @@ function sameValue(a: unknown, b: unknown): boolean {
 /** Whether the listed registration already holds every value the update would send (unknown ones count as changed). */
 function holdsAlready(update: IDataObject, record: IDataObject): boolean {
 	const { fields, ...core } = update;
-	const listedFields = (record.fields ?? {}) as IDataObject;
+	// The real service lists extra fields under `fieldData`; the API document shows no list shape.
+	const listedFields = (record.fieldData ?? record.fields ?? {}) as IDataObject;
 	return (
 		Object.entries(core).every(([key, value]) => sameValue(value, record[key])) &&
 		Object.entries((fields ?? {}) as IDataObject).every(([key, value]) =>
@@ -145,20 +146,27 @@ export async function planIfExists(this: IExecuteFunctions, pending: PendingEntr
 	const lookups = [...customers.values()];
 	await runConcurrently(this, lookups.length, DEFAULT_CONCURRENCY, false, async (index) => {
 		const customer = lookups[index];
-		customer.existing = await registrationsOf
+		customer.listed = await registrationsOf
 			.call(this, customer.email, customer.firstItemIndex)
 			.catch((error: unknown) => ({ error }));
 	});
 
 	for (const position of handled) {
 		const { entry, itemIndex } = pending[position];
-		const existing = customers.get(emailKey(entry))!.existing!;
-		if ('error' in existing) {
-			plans[position] = existing;
+		const listed = customers.get(emailKey(entry))!.listed!;
+		if ('error' in listed) {
+			plans[position] = listed;
 			continue;
 		}
-		const same = findSame(existing, entry);
-		if (same === undefined) continue;
+		const same = findSame(listed.existing, entry);
+		if (same === undefined) {
+			// Not in a list that came back short: it may be among what is missing, so it is not created blindly.
+			if (listed.unsure !== undefined) {
+				const message = `${listed.unsure}, so it is not known whether item ${itemIndex} is registered already; nothing was sent for it. Run it again.`;
+				plans[position] = { error: new NodeApiError(this.getNode(), { message }, { message, itemIndex }) };
+			}
+			continue;
+		}
 		if (mode === SKIP || (!hasFiles(entry) && holdsAlready(updateOf(entry), same.record))) {
 			plans[position] = { json: { outcome: 'skipped', ...same.record } };
 		} else if (same.listed.id === undefined) {

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { requestPolicy, UnknownOutcome } from '../../transport/serviceRequest';
 import type { BatchExecute } from '../operation';
-import type { ExistingRegistration } from './existingRegistrations';
+import type { Registrations } from './existingRegistrations';
 import { registrationsOf } from './existingRegistrations';
 import { CREATE_ANYWAY, emailKey, findSame, ifExistsMode } from './ifAlreadyRegistered';
 
@@ -52,16 +52,19 @@ async function stillToCreate(
 	open: number[],
 	results: IDataObject[],
 ): Promise<number[]> {
-	const existingByEmail = new Map<string, ExistingRegistration[]>();
+	const listedByEmail = new Map<string, Registrations>();
 	for (const position of open) {
 		const key = emailKey(entries[position]);
-		if (!existingByEmail.has(key)) {
+		if (!listedByEmail.has(key)) {
 			const email = String(entries[position].customerEmail);
-			existingByEmail.set(key, await registrationsOf.call(this, email, itemIndexes[position]));
+			listedByEmail.set(key, await registrationsOf.call(this, email, itemIndexes[position]));
 		}
 	}
 	return open.filter((position) => {
-		const found = findSame(existingByEmail.get(emailKey(entries[position]))!, entries[position]);
+		const listed = listedByEmail.get(emailKey(entries[position]))!;
+		const found = findSame(listed.existing, entries[position]);
+		// Missing from a list that came back short is no proof it was not created: the outcome stays unknown.
+		if (found === undefined && listed.unsure !== undefined) throw new Error(listed.unsure);
 		if (found) results[position] = { outcome: 'created', ...found.record };
 		return found === undefined;
 	});

@@ -23,8 +23,9 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'approved',
-		description: "The registration's new status, as your shop names its statuses",
+		placeholder: 'e.g. Confirmed',
+		description:
+			"The registration's new status. The app's admin shows Requested, Processing, Confirmed and Unqualified (cancelled by the customer or the admin); any other value your shop uses is sent as typed.",
 	},
 	{
 		displayName: 'Visible to Customer',
