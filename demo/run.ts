@@ -17,10 +17,15 @@ interface Demo {
 	show: string;
 	/** What of each output item is printed (all of it when not given). */
 	view?: (json: IDataObject) => unknown;
-	/** For a workflow that starts at the trigger: the webhook the service would send, fired at it over HTTP. */
-	webhookPayload?: IDataObject;
+	/**
+	 * For a workflow that starts at the trigger: the webhooks the service would send, one a run, fired at it over HTTP
+	 * (the body the app documents, then the one captured from a live shop).
+	 */
+	webhookPayloads?: IDataObject[];
 	/** How often to run it: a scheduled import runs again, and must create nothing the second time. */
 	runs?: number;
+	/** Data the service should hold before it runs. */
+	seed?: (sandbox: Sandbox) => void;
 }
 
 const crmContacts: INodeExecutionData[] = [
@@ -39,7 +44,7 @@ const one = (name: string, parameters: Record<string, unknown>, continueOnFail =
 const moreDemos: Demo[] = [
 	{
 		title: "Look up each CRM contact's registrations, then approve them",
-		story: 'Get Many lists the registrations of each contact; Change Status approves each one it found.',
+		story: 'Get Many lists the registrations of each contact; Change Status confirms each one it found.',
 		run: {
 			workflow: {
 				nodes: [
@@ -49,23 +54,23 @@ const moreDemos: Demo[] = [
 						returnAll: true,
 						filters: { email: '={{ $json.email }}' },
 					}),
-					node('Approve', {
+					node('Confirm', {
 						resource: 'registration',
 						operation: 'updateStatus',
 						registrationId: '={{ $json.id }}',
-						status: 'approved',
+						status: 'Confirmed',
 						isPublic: true,
 						additionalFields: { note: 'Checked against the CRM' },
 					}),
 				],
 				connections: {
-					'Registrations of contact': { main: [[{ node: 'Approve', type: 'main', index: 0 }]] },
+					'Registrations of contact': { main: [[{ node: 'Confirm', type: 'main', index: 0 }]] },
 				},
 			},
 			startNode: 'Registrations of contact',
 			items: crmContacts,
 		},
-		show: 'Approve',
+		show: 'Confirm',
 		view: ({ id, productName, customerEmail, status, isPublic }) => ({
 			id,
 			productName,
@@ -88,6 +93,27 @@ const moreDemos: Demo[] = [
 		show: 'Registrations of contact',
 	},
 	{
+		title: 'Every registration of a form, however many pages the service answers in',
+		story:
+			'The service lists 20 a page unless asked for more (at most 100): Get Many asks for 100 a page until it has all.',
+		seed: (sandbox) =>
+			sandbox.state.createRegistrations(
+				Array.from({ length: 240 }, (_, index) => ({
+					productName: 'Blender B3',
+					customerEmail: `claimant${index + 1}@example.com`,
+					type: 'warranty-claim',
+				})),
+			),
+		run: one('Registrations of the form', {
+			resource: 'registration',
+			operation: 'getAll',
+			returnAll: true,
+			filters: { formSlug: { __rl: true, mode: 'list', value: 'warranty-claim', cachedResultName: 'Warranty claim' } },
+		}),
+		show: 'Registrations of the form',
+		view: ({ id, customerEmail, type }) => ({ id, customerEmail, type }),
+	},
+	{
 		title: 'Check serial numbers a customer typed in',
 		story: 'A known serial (with "/" and a space in it) is found; an unknown one is found: false, not an error.',
 		run: {
@@ -99,6 +125,9 @@ const moreDemos: Demo[] = [
 ];
 
 const examplesDirectory = join(__dirname, '..', 'examples');
+
+/** The two outlines of the app's webhook: as its documentation shows it, and as a live shop sent it. */
+const WEBHOOK_SAMPLES = ['sample-registration-webhook.json', 'sample-registration-webhook-wrapped.json'];
 
 interface ExampleWorkflow {
 	name: string;
@@ -159,9 +188,10 @@ function exampleDemos(): Demo[] {
 			// A scheduled import runs again, and a customer may send the same form twice: the second run creates nothing.
 			if (start.type === 'n8n-nodes-base.scheduleTrigger' || file === 'register-from-form.json') demo.runs = 2;
 			if (start.type === TRIGGER_NODE_TYPE) {
-				demo.webhookPayload = JSON.parse(
-					readFileSync(join(examplesDirectory, 'sample-registration-webhook.json'), 'utf8'),
-				) as IDataObject;
+				demo.webhookPayloads = WEBHOOK_SAMPLES.map(
+					(sample) => JSON.parse(readFileSync(join(examplesDirectory, sample), 'utf8')) as IDataObject,
+				);
+				demo.runs = demo.webhookPayloads.length;
 			}
 			return demo;
 		});
@@ -203,12 +233,23 @@ async function main(): Promise<void> {
 	try {
 		for (const [index, demo] of [...exampleDemos(), ...moreDemos].entries()) {
 			console.log(`${index + 1}. ${demo.title}\n   ${demo.story}`);
+			demo.seed?.(sandbox);
 			for (let run = 1; run <= (demo.runs ?? 1); run++) {
-				if (demo.runs) console.log(`   run ${run}${run > 1 ? ' (the same input again)' : ''}:`);
+				const payload = demo.webhookPayloads?.[run - 1];
+				if (payload) console.log(`   run ${run}: the webhook ${WEBHOOK_SAMPLES[run - 1]}`);
+				else if (demo.runs) console.log(`   run ${run}${run > 1 ? ' (the same input again)' : ''}:`);
 				const requestsBefore = sandbox.requests.length;
 				const registrationsBefore = sandbox.state.registrations.size;
 				const started = Date.now();
-				const items = demo.webhookPayload ? await fireWebhook(demo, demo.webhookPayload) : demo.run.items;
+				const items = payload ? await fireWebhook(demo, payload) : (demo.run.items ?? []);
+				for (const item of payload ? items : []) {
+					const { product, fields, formSlug } = item.json as {
+						product?: IDataObject;
+						fields?: IDataObject;
+						formSlug?: string;
+					};
+					console.log(`   the trigger gave: ${summarize({ product: product?.title, fields, formSlug })}`);
+				}
 				const result = await runWorkflow({ ...demo.run, items, credentials });
 				const shown = result.outputs[demo.show] ?? [];
 				for (const item of shown.slice(0, 6)) {

@@ -35,7 +35,7 @@ export class ProductRegistrationTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'The service sends a webhook for every registration to an address you set by hand: copy the Production URL above (Webhook URLs) into the webhook setting of the product-registration app in your shop admin, and activate this workflow. Use the Test URL while building the workflow.',
+					'The service sends a webhook for every registration to an HTTPS address you set by hand: copy the Production URL above (Webhook URLs) into the app in your shop admin — per form under Forms > the form > Settings > General > Webhook (older versions: one address under Settings > Advance Settings) — and activate this workflow. Use the Test URL while building the workflow.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
@@ -46,7 +46,7 @@ export class ProductRegistrationTrigger implements INodeType {
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether to output one item per registered product (each entry of the payload\'s "items", with the customer and the registration type beside it) instead of one item with the whole payload',
+					'Whether to output one item per registered product — its entry as sent, its extra fields by name under "fields", the customer, and the form\'s type and slug when sent — instead of one item with the whole payload',
 			},
 			{
 				displayName: 'Shared Secret',

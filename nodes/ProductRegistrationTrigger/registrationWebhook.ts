@@ -38,18 +38,50 @@ function isObject(value: unknown): value is IDataObject {
 	return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** The keys of a product's entry that are the product itself, not fields of the form. */
+const PRODUCT_KEYS = new Set(['product', 'purchaseDate', 'serialNumbers', 'extraFields']);
+
 /**
- * Output items for a payload. The payload's shape is not specified by the service: the known one has an `items`
- * array (one entry per registered product) beside `customer` and `type`. Split, each entry becomes an item with every
- * other top-level field beside it; any other shape passes through whole, as one item.
+ * A product's extra form fields as an object keyed by field name: from the documented `extraFields` rows
+ * (`{ name, type, value }`), or — in the shape captured from live shops — the entry's plain keys besides the product's.
+ */
+export function fieldsOf(entry: IDataObject): IDataObject {
+	if (Array.isArray(entry.extraFields)) {
+		const fields: IDataObject = {};
+		for (const row of entry.extraFields) {
+			if (isObject(row) && typeof row.name === 'string') fields[row.name] = row.value;
+		}
+		return fields;
+	}
+	return Object.fromEntries(Object.entries(entry).filter(([key]) => !PRODUCT_KEYS.has(key)));
+}
+
+/**
+ * The registration itself and the form's slug, from either known outline: the documented one (`items` beside
+ * `customer` and `type`), or the one captured from live shops, wrapped as `{ payload: {...}, freeFormSlug }`.
+ */
+function unwrap(body: IDataObject): { registration: IDataObject; formSlug?: IDataObject[string] } {
+	const { payload, freeFormSlug, ...outside } = body;
+	if (!isObject(payload) || 'items' in body) return { registration: body };
+	return { registration: { ...outside, ...payload }, formSlug: freeFormSlug };
+}
+
+/**
+ * Output items for a payload. Split, each registered product becomes an item: its entry as sent, `fields` (its extra
+ * fields by name), and what the payload holds beside the products (`customer`, `type`, ...), plus `formSlug` when the
+ * body names the form. Any other shape passes through whole, as one item, and so does the payload when not split.
  */
 export function payloadItems(payload: unknown, splitIntoItems: boolean): INodeExecutionData[] {
 	if (!isObject(payload)) return [{ json: { body: payload as IDataObject[string] } }];
-	const { items, ...beside } = payload;
+	const { registration, formSlug } = unwrap(payload);
+	const { items, ...beside } = registration;
 	if (!splitIntoItems || !Array.isArray(items) || items.length === 0) return [{ json: payload }];
-	return items.map((entry) => ({
-		json: isObject(entry) ? { ...entry, ...beside } : { item: entry as IDataObject[string], ...beside },
-	}));
+	return items.map((entry) => {
+		const product = isObject(entry) ? entry : { item: entry as IDataObject[string] };
+		const json: IDataObject = { ...product, fields: isObject(entry) ? fieldsOf(entry) : {}, ...beside };
+		if (formSlug !== undefined) json.formSlug = formSlug;
+		return { json };
+	});
 }
 
 /** Decides what to do with one webhook call: who may call, what body is acceptable, and what comes out. */

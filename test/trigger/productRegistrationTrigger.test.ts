@@ -1,20 +1,30 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import type { WebhookServer } from '../../harness/webhookServer';
 import { startWebhookServer } from '../../harness/webhookServer';
 import { payloadItems, sameSecret } from '../../nodes/ProductRegistrationTrigger/registrationWebhook';
 
-/** The shape the service is known to post; its spec does not show it. */
+const sample = (file: string) =>
+	JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8')) as IDataObject;
+
+/** The body the app's documentation shows. */
+const documented = sample('sample-registration-webhook.json');
+/** The body captured from a live shop: wrapped under `payload`, the form's slug beside it, extra fields as plain keys. */
+const wrapped = sample('sample-registration-webhook-wrapped.json');
+
+/** A documented body with two products, the second without extra fields. */
 const knownPayload = {
 	type: 'product-registration',
 	items: [
 		{
-			product: { name: 'Kettle K1', sku: 'KETTLE-K1' },
+			product: { title: 'Kettle K1', handle: 'kettle-k1' },
 			purchaseDate: '2024-03-01',
 			serialNumbers: ['KT-2024-0001'],
-			extraFields: [{ name: 'greetings', type: 'string', value: 'hi' }],
+			extraFields: [{ name: 'greetings', type: 'text', value: 'hi' }],
 		},
-		{ product: { name: 'Toaster T2' }, purchaseDate: '2024-03-01', serialNumbers: [], extraFields: [] },
+		{ product: { title: 'Toaster T2' }, purchaseDate: '2024-03-01', serialNumbers: [], extraFields: [] },
 	],
 	customer: { name: 'Ann Lee', email: 'ann.lee@example.com' },
 };
@@ -43,25 +53,91 @@ async function post(
 }
 
 describe('Product Registration Trigger, through n8n-core’s WebhookContext over real HTTP', () => {
-	test('the known payload, split: one item per registered product, with the customer and type beside each', async () => {
+	test('the documented body: one item per product, its extra fields by name, the customer and type beside it', async () => {
 		await startTrigger();
 
-		const answer = await post(JSON.stringify(knownPayload));
+		const answer = await post(JSON.stringify(documented));
 
 		expect(answer).toEqual({ status: 200, body: { message: 'Workflow was started' } });
-		expect(started).toHaveLength(1);
-		expect(started[0].map((item) => item.json)).toEqual([
-			{ ...knownPayload.items[0], type: 'product-registration', customer: knownPayload.customer },
-			{ ...knownPayload.items[1], type: 'product-registration', customer: knownPayload.customer },
+		const [entry] = documented.items as IDataObject[];
+		expect(started).toEqual([
+			[
+				{
+					json: {
+						...entry,
+						fields: {
+							'Where did you buy it?': 'Online',
+							'Upload Image (Receipt)': 'https://files.example.com/uploads/receipt-1001.jpg',
+						},
+						customer: documented.customer,
+						type: 'product-registration',
+					},
+				},
+			],
 		]);
 	});
 
-	test('not split: one item holding the whole payload', async () => {
-		await startTrigger({ splitIntoItems: false });
+	test('the body captured from a live shop: unwrapped from payload, its plain keys as fields, the form slug named', async () => {
+		await startTrigger();
+
+		await post(JSON.stringify(wrapped));
+
+		const inner = wrapped.payload as IDataObject;
+		const [entry] = inner.items as IDataObject[];
+		expect(started).toEqual([
+			[
+				{
+					json: {
+						...entry,
+						fields: {
+							serialNumbers1: ['KT-2024-0002'],
+							InvoiceUpload: 'https://files.example.com/uploads/invoice-1001.png',
+							Age: '18-24',
+						},
+						customer: inner.customer,
+						sendEmails: true,
+						formSlug: 'extended-warranty',
+					},
+				},
+			],
+		]);
+	});
+
+	test("both bodies give items of one outline, where a receipt's URL is read by its field name", () => {
+		const [fromDocumented] = payloadItems(documented, true);
+		const [fromWrapped] = payloadItems(wrapped, true);
+		const outline = ['product', 'purchaseDate', 'serialNumbers', 'fields', 'customer'];
+
+		for (const item of [fromDocumented, fromWrapped])
+			expect(Object.keys(item.json)).toEqual(expect.arrayContaining(outline));
+		expect((fromDocumented.json.fields as IDataObject)['Upload Image (Receipt)']).toMatch(/^https:/);
+		expect((fromWrapped.json.fields as IDataObject).InvoiceUpload).toMatch(/^https:/);
+	});
+
+	test('several products: one item each, each with its own fields', async () => {
+		await startTrigger();
 
 		await post(JSON.stringify(knownPayload));
 
-		expect(started).toEqual([[{ json: knownPayload }]]);
+		expect(started).toHaveLength(1);
+		expect(started[0].map((item) => item.json)).toEqual([
+			{
+				...knownPayload.items[0],
+				fields: { greetings: 'hi' },
+				type: 'product-registration',
+				customer: knownPayload.customer,
+			},
+			{ ...knownPayload.items[1], fields: {}, type: 'product-registration', customer: knownPayload.customer },
+		]);
+	});
+
+	test('not split: one item holding the whole body as sent, in either shape', async () => {
+		await startTrigger({ splitIntoItems: false });
+
+		await post(JSON.stringify(knownPayload));
+		await post(JSON.stringify(wrapped));
+
+		expect(started).toEqual([[{ json: knownPayload }], [{ json: wrapped }]]);
 	});
 
 	test('an unknown shape passes through whole and never fails', async () => {
@@ -134,8 +210,8 @@ describe('pure parts', () => {
 
 	test('entries that are not objects keep their value under "item"', () => {
 		expect(payloadItems({ items: ['KT-1', 7], customer: { id: 1 } }, true).map((item) => item.json)).toEqual([
-			{ item: 'KT-1', customer: { id: 1 } },
-			{ item: 7, customer: { id: 1 } },
+			{ item: 'KT-1', fields: {}, customer: { id: 1 } },
+			{ item: 7, fields: {}, customer: { id: 1 } },
 		]);
 	});
 });
