@@ -12,8 +12,8 @@ import { N8N_LINES, packPackage, root } from './instance';
 
 /**
  * `npm run screenshots`: the package as a person meets it in n8n's editor, photographed with headless Chromium on
- * each n8n line — the nodes panel with every action, the Operation dropdown of each resource, a registration picked
- * From List, the form example and its Create's Files to Upload, the credential with its Test result, the trigger with
+ * each n8n line — the nodes panel with every action, the Operation dropdown of each resource, a registration and a
+ * form picked From List, the form example and its Create's Files to Upload, the credential with its Test result, the trigger with
  * its webhook URLs. The pictures land in
  * docs/screenshots/n8n-<version>/. Not part of CI.
  */
@@ -30,7 +30,10 @@ const CHROMIUM_ARGS = [
 	'--disable-sync',
 ];
 
-/** A workflow made for the From List picture: a Change Status node whose Registration is in From List mode. */
+/**
+ * A workflow made for the From List pictures: a Change Status node whose Registration is in From List mode, and a
+ * Get Many node whose Form filter is.
+ */
 const pickerWorkflow = {
 	id: 'screenshotPicker',
 	name: 'Pick a registration',
@@ -46,7 +49,21 @@ const pickerWorkflow = {
 				resource: 'registration',
 				operation: 'updateStatus',
 				registrationId: { __rl: true, mode: 'list', value: '' },
-				status: 'approved',
+				status: 'Confirmed',
+			},
+			credentials: { [CREDENTIAL.type]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
+		},
+		{
+			id: '5a1c2e7d-8b9f-4c3a-a6d2-1e0f9b8c7d64',
+			name: 'Registrations of a form',
+			type: 'n8n-nodes-product-registration.productRegistration',
+			typeVersion: 1,
+			position: [300, 0],
+			parameters: {
+				resource: 'registration',
+				operation: 'getAll',
+				returnAll: true,
+				filters: { formSlug: { __rl: true, mode: 'list', value: '' } },
 			},
 			credentials: { [CREDENTIAL.type]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
 		},
@@ -116,6 +133,10 @@ async function photographLine(version: string, tarball: string): Promise<string[
 				await settle(page, 2000);
 			},
 		);
+		await shoot('form-from-list.jpg', `/workflow/${pickerWorkflow.id}/${pickerWorkflow.nodes[1].id}`, async () => {
+			await page.click('[data-test-id="rlc-input"]');
+			await settle(page, 2000);
+		});
 		const registerFromForm = examples.find((candidate) => candidate.file === 'register-from-form.json')!;
 		await shoot('register-from-form.jpg', `/workflow/${registerFromForm.workflow.id}`, async () => {
 			await settle(page, 800);

@@ -28,11 +28,14 @@ interface Check {
 	/** How often it is run, one run after the other (a scheduled import runs again, a form is sent twice). */
 	runs?: number;
 	/**
-	 * Problems with what the last node gave in run `run` (and what the service now holds, and the page the form ended
-	 * on); none means it passed.
+	 * Problems with what the last node gave in run `run` (and what the service now holds, the page the form ended on,
+	 * and what any node of the run gave); none means it passed.
 	 */
-	check(items: Items, sandbox: Sandbox, run: number, page: string): string[];
+	check(items: Items, sandbox: Sandbox, run: number, page: string, itemsOf: (node: string) => Items): string[];
 }
+
+/** The two outlines of the app's webhook, sent one a run: as its documentation shows it, and as a live shop sent it. */
+const WEBHOOK_SAMPLES = ['sample-registration-webhook.json', 'sample-registration-webhook-wrapped.json'];
 
 const expectThat = (condition: boolean, problem: string) => (condition ? [] : [problem]);
 
@@ -74,11 +77,28 @@ const CHECKS: Record<string, Check> = {
 	},
 	'react-to-new-registration.json': {
 		start: 'webhook',
-		check: (items) =>
-			expectThat(
-				items.length === 1 && items[0].found === true && items[0].serialNumber === 'KT-2024-0001',
-				`the serial of the webhook looked up expected, got ${JSON.stringify(items)}`,
-			),
+		runs: WEBHOOK_SAMPLES.length,
+		check: (items, _sandbox, run, _page, itemsOf) => {
+			const [product] = itemsOf('Product Registration Trigger');
+			const fields = (product?.fields ?? {}) as Record<string, unknown>;
+			const expected =
+				run === 1
+					? { field: 'Upload Image (Receipt)', formSlug: undefined }
+					: { field: 'InvoiceUpload', formSlug: 'extended-warranty' };
+			return [
+				...expectThat(
+					items.length === 1 && items[0].found === true && items[0].serialNumber === 'KT-2024-0001',
+					`the serial of the webhook looked up expected, got ${JSON.stringify(items)}`,
+				),
+				...expectThat(
+					(product?.product as { title?: string } | undefined)?.title === 'Kettle K1' &&
+						typeof fields[expected.field] === 'string' &&
+						(product?.customer as { email?: string } | undefined)?.email === 'lea.noor@example.com' &&
+						product?.formSlug === expected.formSlug,
+					`${WEBHOOK_SAMPLES[run - 1]}: one item with product, fields["${expected.field}"], customer and formSlug ${expected.formSlug} expected, got ${JSON.stringify(product).slice(0, 400)}`,
+				),
+			];
+		},
 	},
 	'upload-receipt-and-attach.json': {
 		start: 'form',
@@ -158,10 +178,10 @@ async function untilRegistered(url: string, init: RequestInit = {}): Promise<Res
  * a browser loads the form, posts it (multipart), gets the address of the form's next page, waits until the workflow
  * reaches it, and shows it.
  */
-async function callTrigger(n8n: RealN8n, example: Example, start: Check['start']): Promise<string> {
+async function callTrigger(n8n: RealN8n, example: Example, start: Check['start'], run: number): Promise<string> {
 	const trigger = example.workflow.nodes.find((node) => node.webhookId)!;
 	if (start === 'webhook') {
-		const payload = readFileSync(join(root, 'examples', 'sample-registration-webhook.json'));
+		const payload = readFileSync(join(root, 'examples', WEBHOOK_SAMPLES[run - 1]));
 		const url = `${n8n.baseUrl}/webhook/${trigger.webhookId}/product-registration`;
 		await untilRegistered(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
 		return '';
@@ -275,6 +295,51 @@ async function checkDeadline(n8n: RealN8n): Promise<string[]> {
 	}
 }
 
+/**
+ * Get Many with Return All, as a workflow saved by 0.3 holds it (the form typed as text, before it became a locator),
+ * against the sandbox's paged list of a form holding 250 registrations: every one must come out once, in 3 pages.
+ */
+async function checkPagedList(n8n: RealN8n, sandbox: Sandbox): Promise<string[]> {
+	const count = 250;
+	sandbox.state.createRegistrations(
+		Array.from({ length: count }, (_, index) => ({
+			productName: 'Blender B3',
+			customerEmail: `claimant${index + 1}@example.com`,
+			type: 'warranty-claim',
+		})),
+	);
+	const savedBy03 = {
+		resource: 'registration',
+		operation: 'getAll',
+		returnAll: true,
+		filters: { formSlug: 'warranty-claim' },
+	};
+	await n8n.importWorkflow(
+		oneNodeWorkflow('pagedList', {
+			type: 'n8n-nodes-product-registration.productRegistration',
+			typeVersion: 1,
+			parameters: savedBy03,
+			credentials: { [CREDENTIAL.type]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
+		}),
+	);
+	const before = sandbox.requestsTo('GET', '/api/registrations').length;
+	const result = await n8n.execute('pagedList', { timeoutMs: 120_000 });
+	const items = nodeOutput(result.data, 'Under test');
+	const pages = sandbox
+		.requestsTo('GET', '/api/registrations')
+		.slice(before)
+		.map((request) => `page=${request.query.page}&limit=${request.query.limit}`);
+	const ids = new Set(items.map((item) => item.id));
+	const problems = expectThat(
+		items.length === count && ids.size === count && items.every((item) => item.type === 'warranty-claim'),
+		`${count} registrations of warranty-claim, each once, expected; got ${items.length} items, ${ids.size} distinct: ${result.data?.data.resultData.error?.message ?? ''}`,
+	);
+	console.log(
+		`  ${problems.length === 0 ? 'ok  ' : 'FAIL'} paged list: Get Many, Return All, form typed as text (saved by 0.3), over a form of ${count} registrations listed 20 a page by default: ${items.length} items, ${ids.size} distinct, requests ${pages.join(', ')}`,
+	);
+	return problems;
+}
+
 /** Within this, the node's error quotes at most ECHO_LIMIT characters of the answer beside its own words. */
 const FLOODED_MESSAGE_BOUND = ECHO_LIMIT + 400;
 
@@ -320,6 +385,17 @@ async function checkFloodedAnswer(n8n: RealN8n): Promise<string[]> {
 	}
 }
 
+/** What the trigger's items hold, in short: each product's title, its fields' names and the form's slug. */
+function triggerSummary(items: Items): string {
+	return JSON.stringify(
+		items.map((item) => ({
+			product: (item.product as { title?: string } | undefined)?.title,
+			fields: Object.keys((item.fields ?? {}) as object),
+			formSlug: item.formSlug,
+		})),
+	);
+}
+
 /** The words of an HTML page's title and headings and paragraphs, for the report. */
 function pageText(html: string): string {
 	return [...html.matchAll(/<(h1|h2|p)[^>]*>([^<]*)</g)]
@@ -349,7 +425,9 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 				const items = nodeOutput(result.data, example.lastNode);
 				const error =
 					result.data?.data.resultData.error?.message ?? (result.data ? undefined : result.output.stdout.slice(-500));
-				const problems = error ? [`the run failed: ${error}`] : check(items, sandbox, run, '');
+				const problems = error
+					? [`the run failed: ${error}`]
+					: check(items, sandbox, run, '', (node) => nodeOutput(result.data, node));
 				const held = `the service holds ${sandbox.state.registrations.size} registrations`;
 				report(
 					example.file,
@@ -359,6 +437,7 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 			}
 		}
 
+		passed = (await checkPagedList(n8n, sandbox)).length === 0 && passed;
 		passed = (await checkDeadline(n8n)).length === 0 && passed;
 		passed = (await checkFloodedAnswer(n8n)).length === 0 && passed;
 
@@ -369,7 +448,7 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 		for (const example of triggered) {
 			const { start, runs = 1, check } = CHECKS[example.file];
 			for (let run = 1; run <= runs; run++) {
-				const page = await callTrigger(n8n, example, start);
+				const page = await callTrigger(n8n, example, start, run);
 				const executions = await waitFor(`execution ${run} of ${example.file}`, async () => {
 					const finished = (await n8n.executionsOf(example.workflow.id, cookie)).filter(
 						(entry) => entry.status !== 'running' && entry.status !== 'new',
@@ -381,12 +460,12 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 				// A form's ending page is shown by an execution that waits at it.
 				const ended = execution.status === 'success' || (start === 'formPage' && execution.status === 'waiting');
 				const problems = ended
-					? check(items, sandbox, run, page)
+					? check(items, sandbox, run, page, (node) => nodeOutput({ data: execution.data }, node))
 					: [`the execution ended ${execution.status}: ${execution.data.resultData.error?.message}`];
 				report(
 					example.file,
 					problems,
-					`${start === 'webhook' ? 'webhook' : 'form'} call on a started n8n${runs > 1 ? `, run ${run}` : ''}, ${items.length} item(s) from "${example.lastNode}"${page.includes('<') ? `; the form ended on: ${JSON.stringify(pageText(page))}` : ''}`,
+					`${start === 'webhook' ? `webhook call (${WEBHOOK_SAMPLES[run - 1]})` : 'form call'} on a started n8n${runs > 1 ? `, run ${run}` : ''}, ${items.length} item(s) from "${example.lastNode}"${page.includes('<') ? `; the form ended on: ${JSON.stringify(pageText(page))}` : ''}${start === 'webhook' ? `; the trigger gave ${triggerSummary(nodeOutput({ data: execution.data }, 'Product Registration Trigger'))}` : ''}`,
 				);
 			}
 		}
