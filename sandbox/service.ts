@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { ListDialect } from './lists';
 import { listAnswer, listedRegistration, MAX_PAGE_SIZE } from './lists';
 import { ObjectStorage } from './objectStorage';
+import type { RateLimitSettings } from './rateLimit';
+import { RateLimit } from './rateLimit';
 import { ApiError, SandboxState } from './state';
 
 /** What the sandbox recorded of one request, as the service received it. */
@@ -100,6 +102,9 @@ export class Sandbox {
 	/** Whether GET /api/forms exists: the real service has it, the API document does not list it (404). */
 	listsForms = true;
 
+	/** The rate limit the service enforces on its API, if any (see limitRate). */
+	rateLimit: RateLimit | undefined;
+
 	/** How long a pre-signed upload address stays valid; negative hands out already expired ones. */
 	uploadUrlTtlSeconds: number;
 
@@ -145,6 +150,12 @@ export class Sandbox {
 		this.listDialect = 'paged';
 		this.maxPageSize = MAX_PAGE_SIZE;
 		this.listsForms = true;
+		this.rateLimit = undefined;
+	}
+
+	/** Limits the API's rate from now on, as the real service does when pushed; `undefined` lifts the limit. */
+	limitRate(settings: RateLimitSettings | undefined): void {
+		this.rateLimit = settings && new RateLimit(settings);
 	}
 
 	/** Requests made to one endpoint, e.g. `requestsTo('GET', '/api/registrations')`. */
@@ -190,6 +201,13 @@ export class Sandbox {
 			recorded.body = undefined;
 		}
 		this.requests.push(recorded);
+
+		const refusal = this.rateLimit?.take();
+		if (refusal !== undefined) {
+			response.writeHead(429, { 'content-type': 'application/json', ...refusal });
+			response.end(JSON.stringify({ message: 'Too many requests' }));
+			return;
+		}
 
 		const fault = this.faultQueue.shift() ?? this.faultPlan?.(recorded);
 		const waitMs = this.latencyMs + (fault?.delayMs ?? 0);

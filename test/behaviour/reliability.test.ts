@@ -98,16 +98,26 @@ describe('retries that never duplicate', () => {
 		expect(sandbox().state.registrations.size).toBe(3);
 	});
 
-	test('a 429 that never ends says so, with the attempts', async () => {
+	test('a 429 that never ends spends no Retries: the request fails once refused for longer than (Retries + 1) × Timeout', async () => {
 		sandbox().faultPlan = () => ({
 			status: 429,
 			headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:00 GMT' },
 			body: {},
 		});
 
-		const result = await runNode({ parameters: createRegistrations(), credentials: credentials(), items: rows(1) });
+		const started = Date.now();
+		const result = await runNode({
+			parameters: createRegistrations({ retryDelay: 50, timeout: 500, maxRetries: 1 }),
+			credentials: credentials(),
+			items: rows(1),
+		});
 
-		expect(result.error?.message).toBe('The service is limiting the rate of requests (HTTP 429), after 4 attempts');
+		expect(result.error?.message).toBe(
+			'The service is limiting the rate of requests (HTTP 429). It kept refusing this request for longer than the request may take: (Retries + 1) × Timeout = 1 second',
+		);
+		// Waits that double from Retry Wait: 0, 25, 50, 100, 200, 400 ms, ... refused for about 1 s in all.
+		expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+		expect(sandbox().requestsTo('POST', '/api/registrations').length).toBeGreaterThan(2);
 		expect(sandbox().state.registrations.size).toBe(0);
 	});
 

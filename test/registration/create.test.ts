@@ -455,22 +455,119 @@ describe('registration: Create, Map Automatically', () => {
 });
 
 describe('If Already Registered', () => {
-	test('the same sheet run twice: the second run creates nothing, every item skipped, one lookup per e-mail', async () => {
+	test('the same sheet run twice: the second run creates nothing, every item skipped, after one listing', async () => {
 		const first = await runNode({ parameters: createIfExists('skip'), credentials: credentials(), items: sheet(30) });
 		expect(outcomes(first.items)).toEqual(Array(30).fill('created'));
-		expect(lookups()).toHaveLength(10);
+		expect(lookups()).toHaveLength(1);
 		sandbox().requests.length = 0;
 
 		const second = await runNode({ parameters: createIfExists('skip'), credentials: credentials(), items: sheet(30) });
 
 		expect(outcomes(second.items)).toEqual(Array(30).fill('skipped'));
 		expect(posts()).toHaveLength(0);
-		expect(lookups().map((request) => request.query)).toEqual(
-			Array.from({ length: 10 }, (_, index) => ({ email: `customer${index}@example.com`, page: '1', limit: '100' })),
-		);
+		expect(lookups().map((request) => request.query)).toEqual([{ page: '1', limit: '100' }]);
 		expect(sandbox().state.registrations.size).toBe(30);
 		expect(second.items[4].json).toMatchObject({ outcome: 'skipped', id: 'R000005', productName: 'Kettle K1' });
 		expect(second.items.map((item) => item.pairedItem)).toEqual(Array.from({ length: 30 }, (_, item) => ({ item })));
+	});
+
+	test('few customers in a large service: the first page of the listing shows lookups are cheaper, so each e-mail is looked up', async () => {
+		sandbox().state.createRegistrations(
+			Array.from({ length: 1000 }, (_, index) => ({ productName: 'Old', customerEmail: `old${index}@example.com` })),
+		);
+
+		const run = await runNode({ parameters: createIfExists('skip'), credentials: credentials(), items: sheet(9) });
+
+		expect(outcomes(run.items)).toEqual(Array(9).fill('created'));
+		expect(lookups().map((request) => request.query)).toEqual([
+			{ page: '1', limit: '100' },
+			...[0, 1, 2].map((index) => ({ email: `customer${index}@example.com`, page: '1', limit: '100' })),
+		]);
+	});
+
+	test('one customer is looked up by e-mail at once, without a listing', async () => {
+		const run = await runNode({ parameters: createIfExists('skip'), credentials: credentials(), items: sheet(2) });
+
+		expect(outcomes(run.items)).toEqual(['created', 'created']);
+		expect(lookups().map((request) => request.query)).toEqual([
+			{ email: 'customer0@example.com', page: '1', limit: '100' },
+		]);
+	});
+
+	test('rows naming a form are matched within that form: its registrations are listed, and one in another form does not count', async () => {
+		sandbox().state.createRegistrations([
+			{ productName: 'Kettle', customerEmail: 'ann@example.com', type: 'warranty-claim' },
+			{ productName: 'Kettle', customerEmail: 'bo@example.com', type: 'extended-warranty' },
+		]);
+
+		const run = await runNode({
+			parameters: createIfExists('skip'),
+			credentials: credentials(),
+			items: items(
+				{ Product: 'Kettle', Email: 'ann@example.com', Form: 'extended-warranty' },
+				{ Product: 'Kettle', Email: 'bo@example.com', Form: 'extended-warranty' },
+			),
+		});
+
+		expect(outcomes(run.items)).toEqual(['created', 'skipped']);
+		expect(lookups().map((request) => request.query)).toEqual([
+			{ formSlug: 'extended-warranty', page: '1', limit: '100' },
+		]);
+	});
+
+	test('a customer of a form looked up by e-mail is looked up in that form', async () => {
+		sandbox().state.createRegistrations([{ productName: 'Kettle', customerEmail: 'ann@example.com' }]);
+
+		const run = await runNode({
+			parameters: createIfExists('skip'),
+			credentials: credentials(),
+			items: items({ Product: 'Kettle', Email: 'ann@example.com', Form: 'extended-warranty' }),
+		});
+
+		expect(outcomes(run.items)).toEqual(['created']);
+		expect(lookups().map((request) => request.query)).toEqual([
+			{ email: 'ann@example.com', formSlug: 'extended-warranty', page: '1', limit: '100' },
+		]);
+	});
+
+	test('a listing short of its total is trusted only for the rows it matches: the others are looked up by e-mail', async () => {
+		sandbox().state.createRegistrations([{ productName: 'Kettle', customerEmail: 'ann@example.com' }]);
+		sandbox().faultPlan = (request) =>
+			request.method === 'GET' && request.query.email === undefined
+				? {
+						status: 200,
+						body: { data: [{ id: 'R000001', productName: 'Kettle', customerEmail: 'ann@example.com' }], total: 2 },
+					}
+				: undefined;
+
+		const run = await runNode({
+			parameters: createIfExists('skip'),
+			credentials: credentials(),
+			items: items({ Product: 'Kettle', Email: 'ann@example.com' }, { Product: 'Toaster', Email: 'bo@example.com' }),
+		});
+
+		expect(outcomes(run.items)).toEqual(['skipped', 'created']);
+		expect(lookups().map((request) => request.query)).toEqual([
+			{ page: '1', limit: '100' },
+			{ page: '2', limit: '100' },
+			{ email: 'bo@example.com', page: '1', limit: '100' },
+		]);
+	});
+
+	test('a listing whose registrations do not say their e-mail cannot say whose they are: each e-mail is looked up', async () => {
+		sandbox().faultPlan = (request) =>
+			request.method === 'GET' && request.query.email === undefined
+				? { status: 200, body: { data: [{ id: 'R9', productName: 'Kettle' }], total: 1 } }
+				: undefined;
+
+		const run = await runNode({
+			parameters: createIfExists('skip'),
+			credentials: credentials(),
+			items: items({ Product: 'Kettle', Email: 'ann@example.com' }, { Product: 'Kettle', Email: 'bo@example.com' }),
+		});
+
+		expect(outcomes(run.items)).toEqual(['created', 'created']);
+		expect(lookups().map((request) => request.query.email)).toEqual([undefined, 'ann@example.com', 'bo@example.com']);
 	});
 
 	test('rows repeating inside one run: the first is created, the later ones skipped naming the row they repeat', async () => {
@@ -654,8 +751,9 @@ describe('If Already Registered', () => {
 	])(
 		'a list answer that cannot be read (%s) fails only the items of that e-mail, clearly',
 		async (_case, body, message) => {
+			// The listing of all registrations answers the same, so Ann's and Bo's rows are looked up by e-mail.
 			sandbox().faultPlan = (request) =>
-				request.method === 'GET' && request.query.email === 'ann@example.com' ? { status: 200, body } : undefined;
+				request.method === 'GET' && request.query.email !== 'bo@example.com' ? { status: 200, body } : undefined;
 
 			const run = await runNode({
 				parameters: createIfExists('skip', { maxRetries: 1 }),

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { inBatches } from '../helpers/batching';
 import { ItemInput } from '../helpers/itemInput';
-import { runConcurrently } from '../helpers/pace';
+import { runConcurrently } from '../helpers/concurrency';
 import { runParameters } from '../helpers/runParameters';
 import { wholeNumber } from '../helpers/values';
 import type { BatchExecute, ItemExecute, PendingEntry } from './operation';
@@ -14,7 +14,7 @@ import type { BatchExecute, ItemExecute, PendingEntry } from './operation';
  * always linked to it.
  */
 
-/** Requests in flight at once for operations that send one request per item; halved while the service answers 429. */
+/** Items in flight at once for operations that send one request per item (the service's pace may allow fewer). */
 export const DEFAULT_CONCURRENCY = 50;
 export const MAX_CONCURRENCY = 100;
 /** Batches of a create in flight at once: each carries up to Batch Size records, so fewer than single requests. */
@@ -49,7 +49,7 @@ export async function runPerItem(this: IExecuteFunctions, execute: ItemExecute):
 	const itemCount = this.getInputData().length;
 	const concurrency = runOption(this, 'concurrency', 'Concurrency', DEFAULT_CONCURRENCY, MAX_CONCURRENCY);
 	const outputs: INodeExecutionData[][] = new Array(itemCount);
-	const failures = await runConcurrently(this, itemCount, concurrency, !this.continueOnFail(), async (itemIndex) => {
+	const failures = await runConcurrently(itemCount, concurrency, !this.continueOnFail(), async (itemIndex) => {
 		const result = await execute.call(this, itemIndex);
 		outputs[itemIndex] = (Array.isArray(result) ? result : [result]).map((json) => ({
 			json,
@@ -96,7 +96,7 @@ export async function runInBatches(this: IExecuteFunctions, execute: BatchExecut
 		pending.filter((_, position) => settlements[position] === undefined),
 		batchSize,
 	);
-	const failures = await runConcurrently(this, batches.length, concurrency, !this.continueOnFail(), async (index) => {
+	const failures = await runConcurrently(batches.length, concurrency, !this.continueOnFail(), async (index) => {
 		const batch = batches[index];
 		const itemIndexes = batch.map(({ itemIndex }) => itemIndex);
 		const results = await execute.send.call(

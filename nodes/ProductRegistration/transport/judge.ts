@@ -34,7 +34,6 @@ export interface FailedAttempt {
 	/** False only when the service cannot have acted on the request: it refused it for the rate, or it never connected. */
 	serviceMayHaveActed: boolean;
 	httpCode?: string;
-	waitMs?: number;
 	/** What the user can check when sending again did not help. */
 	help?: string;
 }
@@ -125,7 +124,6 @@ export function judgeAnswer(
 			problem: `the service is limiting the rate of requests (HTTP 429)${saying}`,
 			serviceMayHaveActed: false,
 			httpCode,
-			waitMs: retryAfterMs(response.headers?.['retry-after']),
 		};
 	}
 	// A 500 to a create may come after the records were stored: its outcome is unknown, not a plain refusal.

@@ -86,38 +86,6 @@ function identity(record: unknown): string {
 	return typeof id === 'string' || typeof id === 'number' ? `id:${id}` : `json:${JSON.stringify(record)}`;
 }
 
-/** Records collected so far, each once, up to the Limit. */
-class Collected {
-	private readonly byIdentity = new Map<string, IDataObject>();
-
-	constructor(private readonly limit: number | undefined) {}
-
-	/** Adds the records not seen before; returns how many there were. */
-	add(records: unknown[]): number {
-		let added = 0;
-		for (const record of records) {
-			if (this.full) break;
-			const key = identity(record);
-			if (this.byIdentity.has(key)) continue;
-			this.byIdentity.set(key, asObject(record));
-			added += 1;
-		}
-		return added;
-	}
-
-	get full(): boolean {
-		return this.limit !== undefined && this.byIdentity.size >= this.limit;
-	}
-
-	get size(): number {
-		return this.byIdentity.size;
-	}
-
-	get records(): IDataObject[] {
-		return [...this.byIdentity.values()];
-	}
-}
-
 /** One page of a list as the service answered it; `page` is undefined when the answer holds no list. */
 async function askForPage(
 	context: ServiceContext,
@@ -149,6 +117,135 @@ export async function readListPage(
 	return { records: page.records.map(asObject), more };
 }
 
+/**
+ * A list being read from the service a page at a time, by the rules above. Those who need the whole list call
+ * readList; those who decide after a page (If Already Registered, the poll trigger) read page by page.
+ */
+export class PagedList {
+	private readonly byIdentity = new Map<string, IDataObject>();
+
+	private readonly pageSize: number;
+
+	private pagesRead = 0;
+
+	/** The size of the first page the service gave, which may be smaller than asked for. */
+	private firstPageSize = 0;
+
+	private ended = false;
+
+	/** Whether reading stopped at a page that brought nothing new and the list could not be read otherwise. */
+	private repeated = false;
+
+	/** How many records the service last said it holds, when it says. */
+	total: number | undefined;
+
+	/** True when the answer held no list at all; `records` then holds that answer as one record. */
+	notAList = false;
+
+	/** True when a list that `mayBeAbsent` is not on this service (it answered 404). */
+	absent = false;
+
+	constructor(
+		private readonly context: ServiceContext,
+		private readonly list: ListRequest,
+		private readonly itemIndex: number,
+		private readonly limit?: number,
+	) {
+		this.pageSize = Math.min(limit ?? PAGE_SIZE, PAGE_SIZE);
+	}
+
+	/** Each record read so far, once, in the order the service listed them. */
+	get records(): IDataObject[] {
+		return [...this.byIdentity.values()];
+	}
+
+	/** False when fewer records came back than `total` said, or the service repeated a full page without a total. */
+	get complete(): boolean {
+		if (this.full) return true;
+		return this.total !== undefined ? this.byIdentity.size >= this.total : !this.repeated;
+	}
+
+	/** The pages still to read, by the service's `total` and the size of page it gives; undefined without a total. */
+	get pagesLeft(): number | undefined {
+		if (this.ended) return 0;
+		if (this.total === undefined) return undefined;
+		return Math.ceil(Math.max(0, this.total - this.byIdentity.size) / Math.max(1, this.firstPageSize));
+	}
+
+	private get full(): boolean {
+		return this.limit !== undefined && this.byIdentity.size >= this.limit;
+	}
+
+	/** Adds the records not seen before; returns how many there were. */
+	private add(records: unknown[]): number {
+		let added = 0;
+		for (const record of records) {
+			if (this.full) break;
+			const key = identity(record);
+			if (this.byIdentity.has(key)) continue;
+			this.byIdentity.set(key, asObject(record));
+			added += 1;
+		}
+		return added;
+	}
+
+	/** Reads the next page; false once the list has ended, when nothing more is asked for. */
+	async readPage(): Promise<boolean> {
+		if (this.ended) return false;
+		const pageNumber = this.pagesRead + 1;
+		if (pageNumber > MAX_PAGES) {
+			const message = `The service's list of ${this.list.what} did not end after ${MAX_PAGES.toLocaleString('en-US')} pages: the node stopped reading it rather than go on for ever`;
+			const description = 'Narrow the list with a filter, or set a Limit.';
+			throw new NodeApiError(this.context.getNode(), { message }, { message, description, itemIndex: this.itemIndex });
+		}
+		const { body, page, absent } = await askForPage(this.context, this.list, this.itemIndex, {
+			page: pageNumber,
+			limit: this.pageSize,
+		});
+		this.pagesRead = pageNumber;
+		if (absent || page === undefined) {
+			// Not a list: on the first page it is shown as the service sent it; later, it ends the list.
+			this.absent = absent;
+			if (pageNumber === 1 && !absent) {
+				this.notAList = true;
+				this.add([body]);
+			}
+			return this.end();
+		}
+		if (pageNumber === 1) this.firstPageSize = page.records.length;
+		this.total = page.total ?? this.total;
+		const added = this.add(page.records);
+		if (this.full || page.records.length === 0) return this.end();
+		if (added === 0) {
+			if (page.wrapped) {
+				this.repeated = true;
+				return this.end();
+			}
+			// The API document's reading: no pages, and every record when asked without them.
+			const whole = await askForPage(this.context, this.list, this.itemIndex, this.limit ? { limit: this.limit } : {});
+			this.add(whole.page?.records ?? []);
+			return this.end();
+		}
+		const readAll = this.total !== undefined ? this.byIdentity.size >= this.total : page.records.length < this.pageSize;
+		return readAll ? this.end() : true;
+	}
+
+	private end(): false {
+		this.ended = true;
+		return false;
+	}
+
+	result(): ListRead {
+		return {
+			records: this.records,
+			total: this.total,
+			complete: this.complete,
+			notAList: this.notAList,
+			absent: this.absent,
+		};
+	}
+}
+
 /** Reads a whole list (or its first `limit` records) from the service, page by page. */
 export async function readList(
 	this: ServiceContext,
@@ -156,40 +253,9 @@ export async function readList(
 	itemIndex: number,
 	limit?: number,
 ): Promise<ListRead> {
-	const pageSize = Math.min(limit ?? PAGE_SIZE, PAGE_SIZE);
-	const collected = new Collected(limit);
-	let total: number | undefined;
-	let repeated = false;
-	for (let pageNumber = 1; ; pageNumber++) {
-		if (pageNumber > MAX_PAGES) {
-			const message = `The service's list of ${list.what} did not end after ${MAX_PAGES.toLocaleString('en-US')} pages: the node stopped reading it rather than go on for ever`;
-			const description = 'Narrow the list with a filter, or set a Limit.';
-			throw new NodeApiError(this.getNode(), { message }, { message, description, itemIndex });
-		}
-		const { body, page, absent } = await askForPage(this, list, itemIndex, { page: pageNumber, limit: pageSize });
-		if (absent) return { records: [], complete: true, notAList: false, absent };
-		if (page === undefined) {
-			// Not a list: on the first page it is shown as the service sent it; later, it ends the list.
-			if (pageNumber === 1) return { records: [asObject(body)], complete: true, notAList: true };
-			break;
-		}
-		total = page.total ?? total;
-		const added = collected.add(page.records);
-		if (collected.full || page.records.length === 0) break;
-		if (added === 0) {
-			repeated = true;
-			if (!page.wrapped) {
-				// The API document's reading: no pages, and every record when asked without them.
-				const whole = await askForPage(this, list, itemIndex, limit === undefined ? {} : { limit });
-				collected.add(whole.page?.records ?? []);
-				repeated = false;
-			}
-			break;
-		}
-		if (total !== undefined ? collected.size >= total : page.records.length < pageSize) break;
-	}
-	const complete = collected.full || (total !== undefined ? collected.size >= total : !repeated);
-	return { records: collected.records, total, complete, notAList: false };
+	const reader = new PagedList(this, list, itemIndex, limit);
+	while (await reader.readPage());
+	return reader.result();
 }
 
 /** Says in words how much of a list that came back incomplete was read. */

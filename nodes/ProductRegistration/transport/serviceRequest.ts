@@ -2,21 +2,22 @@ import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { ItemInput } from '../helpers/itemInput';
-import { requestPace } from '../helpers/pace';
 import { runParameters } from '../helpers/runParameters';
 import { wholeNumber } from '../helpers/values';
 import { withoutToken } from './answerText';
 import type { FailedAttempt, FailFunction } from './judge';
-import { backoffMs, isFailedAttempt, judgeAnswer, judgeNoAnswer } from './judge';
+import { backoffMs, isFailedAttempt, judgeAnswer, judgeNoAnswer, retryAfterMs } from './judge';
 import { sendAttempt } from './send';
+import { servicePace, untilStop } from './servicePace';
 import type { ServiceContext } from './session';
 import { cancelSignal, serviceSession, serviceUrl } from './session';
 
 /**
  * The only way the node talks to the service. One request, start to end: the run's session (credential read once),
- * the URL, then attempts — each sent with its own deadline (send.ts), its answer judged (judge.ts) — sent again only
- * after a failure that may pass, and a create never once the service may have acted on it; Stop cuts waits short. Every
- * failure becomes an n8n error for the item, with the service's own message and HTTP status, never the token.
+ * the URL, then attempts — each waiting for the run's pace (servicePace.ts), sent with its own deadline (send.ts), its
+ * answer judged (judge.ts) — sent again only after a failure that may pass, and a create never once the service may
+ * have acted on it; Stop cuts waits short. Every failure becomes an n8n error for the item, with the service's own
+ * message and HTTP status, never the token.
  */
 
 export interface RequestPolicy {
@@ -71,23 +72,6 @@ export function requestPolicy(context: ServiceContext, itemIndex: number): Reque
 	};
 }
 
-/** Waits, unless Stop comes first; says whether the execution was stopped. */
-async function pause(ms: number, stop: AbortSignal | undefined): Promise<boolean> {
-	if (stop === undefined) {
-		await sleep(ms);
-		return false;
-	}
-	if (stop.aborted) return true;
-	let onStop: () => void = () => undefined;
-	const stopped = new Promise<void>((resolve) => {
-		onStop = resolve;
-		stop.addEventListener('abort', onStop, { once: true });
-	});
-	await Promise.race([sleep(ms), stopped]);
-	stop.removeEventListener('abort', onStop);
-	return stop.aborted;
-}
-
 export async function serviceRequest(
 	this: ServiceContext,
 	request: ServiceRequest,
@@ -111,9 +95,15 @@ export async function serviceRequest(
 	};
 	const stopped = (problem: string) => fail(`The execution was stopped ${problem}; the request was not repeated`);
 
+	const pace = servicePace(this, policy.retryDelayMs);
+	// A request may be refused for the rate (429) for as long as its attempts could have taken; it then fails.
+	const refusalBoundMs = (policy.maxRetries + 1) * policy.timeoutMs;
+	let refusedSince: number | undefined;
 	let anAttemptMayHaveActed = false;
-	for (let attempt = 1; ; attempt++) {
-		if (stop?.aborted) throw stopped('before the request was sent');
+	for (let failures = 0; ; ) {
+		const round = await pace.acquire(stop);
+		if (round === undefined)
+			throw stopped(refusedSince === undefined ? 'before the request was sent' : 'while the service asked to wait');
 		const sent = await sendAttempt.call(this, {
 			method: request.method,
 			url,
@@ -122,16 +112,30 @@ export async function serviceRequest(
 			authorization: session.authorization,
 			timeoutMs: policy.timeoutMs,
 		});
+		if (!('response' in sent)) pace.unanswered();
+		else if (sent.response.statusCode === 429)
+			pace.refused(round, retryAfterMs(sent.response.headers?.['retry-after']));
+		else pace.answered();
 		if ('error' in sent && sent.cancelled) throw stopped('while waiting for the service');
 		const outcome: ServiceResponse | FailedAttempt =
 			'response' in sent
 				? judgeAnswer(sent.response, request, anAttemptMayHaveActed, session.token, fail)
 				: judgeNoAnswer(sent.error, sent.timedOut, origin, policy.timeoutMs);
-		if (!isFailedAttempt(outcome)) {
-			requestPace.peek(this)?.speedUp();
-			return outcome;
+		if (!isFailedAttempt(outcome)) return outcome;
+		if (outcome.httpCode === '429') {
+			// The run pauses for it (servicePace); the refusal spends none of the request's Retries.
+			refusedSince ??= Date.now();
+			const refusedForMs = Math.max(pace.pausedUntil, Date.now()) - refusedSince;
+			if (refusedForMs > refusalBoundMs) {
+				throw fail(
+					`${capitalized(outcome.problem)}. It kept refusing this request for longer than the request may take: (Retries + 1) × Timeout = ${seconds(refusalBoundMs)}`,
+					outcome.httpCode,
+					'The service is busy: run these items later, or raise Options > Retries or Timeout to give it longer.',
+				);
+			}
+			continue;
 		}
-		if (outcome.httpCode === '429') requestPace.peek(this)?.slowDown();
+		failures += 1;
 		if (request.method === 'POST' && outcome.serviceMayHaveActed) {
 			throw fail(
 				`The outcome is unknown: ${outcome.problem}, so the service may or may not have created ${request.creates}. The request was not repeated, so that nothing is created twice.`,
@@ -140,18 +144,26 @@ export async function serviceRequest(
 				UnknownOutcome,
 			);
 		}
-		if (attempt > policy.maxRetries) {
-			const problem = outcome.problem.charAt(0).toUpperCase() + outcome.problem.slice(1);
+		if (failures > policy.maxRetries) {
 			throw fail(
-				`${problem}, after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'}`,
+				`${capitalized(outcome.problem)}, after ${failures} ${failures === 1 ? 'attempt' : 'attempts'}`,
 				outcome.httpCode,
 				outcome.help,
 			);
 		}
 		anAttemptMayHaveActed ||= outcome.serviceMayHaveActed;
-		if (await pause(outcome.waitMs ?? backoffMs(policy.retryDelayMs, attempt), stop))
+		if (await untilStop(sleep(backoffMs(policy.retryDelayMs, failures)), stop))
 			throw stopped(`while ${outcome.problem}`);
 	}
+}
+
+function seconds(ms: number): string {
+	const value = Math.round(ms / 100) / 10;
+	return `${value} ${value === 1 ? 'second' : 'seconds'}`;
+}
+
+function capitalized(text: string): string {
+	return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /**

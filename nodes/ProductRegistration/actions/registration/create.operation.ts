@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { FieldNames } from '../../helpers/fieldMatching';
 import { ItemInput } from '../../helpers/itemInput';
-import { runConcurrently } from '../../helpers/pace';
+import { runConcurrently } from '../../helpers/concurrency';
 import { locatorValue, optionalText } from '../../helpers/values';
 import {
 	autoMapping,
@@ -207,7 +207,7 @@ async function settleRegistrations(
 		const plan = plans[position];
 		return hasFiles(pending[position].entry) && (plan === undefined || 'update' in plan) ? [position] : [];
 	});
-	await runConcurrently(this, withFiles.length, DEFAULT_CONCURRENCY, false, async (index) => {
+	await runConcurrently(withFiles.length, DEFAULT_CONCURRENCY, false, async (index) => {
 		const { entry, itemIndex } = pending[withFiles[index]];
 		await uploadFilesOf.call(this, entry, itemIndex).catch((error: unknown) => (plans[withFiles[index]] = { error }));
 	});

@@ -1,11 +1,21 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { runConcurrently } from '../../helpers/concurrency';
 import type { ListedRegistration } from '../../helpers/listedRegistration';
-import { readListedRegistration } from '../../helpers/listedRegistration';
-import { readList, shortfall } from '../../transport/pagedList';
+import { readListedRegistration, sameRegistration } from '../../helpers/listedRegistration';
+import type { ListRequest } from '../../transport/pagedList';
+import { PagedList, readList, shortfall } from '../../transport/pagedList';
+import type { PendingEntry } from '../operation';
+import { DEFAULT_CONCURRENCY } from '../runItems';
 
-/** A registration the service lists for a customer e-mail. */
+/**
+ * What the service holds already, for If Already Registered and for a create whose answer was lost. A registration
+ * counts for a row when it is listed for the row's customer e-mail — in the row's form when the row names one, in any
+ * form otherwise — with the same product name and, when both have serial numbers, one in common.
+ */
+
+/** A registration the service lists for a customer. */
 export interface ExistingRegistration {
 	/** What the matching rule reads of it. */
 	listed: ListedRegistration;
@@ -14,7 +24,7 @@ export interface ExistingRegistration {
 }
 
 /**
- * What the service lists for one e-mail. When the list came back short of what the service said it holds, a
+ * What the service lists for one customer. When the list came back short of what the service said it holds, a
  * registration missing from it may still exist: `unsure` says why, and only a match in the list can be trusted.
  */
 export interface Registrations {
@@ -22,31 +32,148 @@ export interface Registrations {
 	unsure?: string;
 }
 
+/** A customer of the run: one e-mail, in one form or (without one) in any. */
+export interface Customer {
+	/** The e-mail as its first item gives it, and that item, which a failed lookup's error names. */
+	email: string;
+	formSlug?: string;
+	firstItemIndex: number;
+	/** The first entry of each distinct registration the run names for this customer. */
+	firsts: PendingEntry[];
+	listed?: Registrations | { error: unknown };
+}
+
+/** The customer an entry is for: e-mail addresses are compared without case. */
+export function customerKey(entry: IDataObject): string {
+	return `${String(entry.type ?? '')}\u0000${String(entry.customerEmail ?? '')
+		.trim()
+		.toLowerCase()}`;
+}
+
+export function asRegistration(entry: IDataObject): { productName?: string; serialNumbers?: string[] } {
+	return {
+		productName: entry.productName as string | undefined,
+		serialNumbers: entry.serialNumbers as string[] | undefined,
+	};
+}
+
+/** The registration among `existing` that an entry names, by the matching rule. */
+export function findSame(existing: ExistingRegistration[], entry: IDataObject): ExistingRegistration | undefined {
+	return existing.find(({ listed }) => sameRegistration(listed, asRegistration(entry)));
+}
+
+function registrationsList(qs: IDataObject, what: string): ListRequest {
+	return { path: 'registrations', qs, resourceKey: 'registrations', what };
+}
+
+function unreadable(context: IExecuteFunctions, what: string, why: string, itemIndex: number): NodeApiError {
+	const message = `The service's list of ${what} could not be read (${why}), so it is not known whether item ${itemIndex} is registered already; nothing was sent for it`;
+	return new NodeApiError(context.getNode(), { message }, { message, itemIndex });
+}
+
+/** A customer's listed registrations, each with a product name: anything else is an error, never a guess. */
+function existingIn(
+	context: IExecuteFunctions,
+	records: IDataObject[],
+	what: string,
+	itemIndex: number,
+): ExistingRegistration[] {
+	return records.map((record) => {
+		const listed = readListedRegistration(record);
+		if (listed.productName === undefined) throw unreadable(context, what, 'an entry has no productName', itemIndex);
+		return { listed, record };
+	});
+}
+
 /**
- * The registrations the service holds for an e-mail (GET /api/registrations?email=), every page of them. An answer
- * that does not read as registrations with product names is an error, never a guess: a wrong guess would create a
- * registration twice or skip a new one.
+ * The registrations the service holds for an e-mail (GET /api/registrations?email=, with `formSlug` when a form is
+ * named), every page of them. An answer that does not read as registrations with product names is an error, never a
+ * guess: a wrong guess would create a registration twice or skip a new one.
  */
 export async function registrationsOf(
 	this: IExecuteFunctions,
 	email: string,
+	formSlug: string | undefined,
 	itemIndex: number,
 ): Promise<Registrations> {
-	const what = `registrations for ${email}`;
-	const list = await readList.call(
-		this,
-		{ path: 'registrations', qs: { email }, resourceKey: 'registrations', what },
-		itemIndex,
-	);
-	const unreadable = (why: string) => {
-		const message = `The service's list of ${what} could not be read (${why}), so it is not known whether item ${itemIndex} is registered already; nothing was sent for it`;
-		return new NodeApiError(this.getNode(), { message }, { message, itemIndex });
+	const what = `registrations for ${email}${formSlug === undefined ? '' : ` in the form ${formSlug}`}`;
+	const qs: IDataObject = formSlug === undefined ? { email } : { email, formSlug };
+	const list = await readList.call(this, registrationsList(qs, what), itemIndex);
+	if (list.notAList) throw unreadable(this, what, 'the answer is not a list', itemIndex);
+	return {
+		existing: existingIn(this, list.records, what, itemIndex),
+		unsure: list.complete ? undefined : shortfall(list, what),
 	};
-	if (list.notAList) throw unreadable('the answer is not a list');
-	const existing = list.records.map((record) => {
-		const listed = readListedRegistration(record);
-		if (listed.productName === undefined) throw unreadable('an entry has no productName');
-		return { listed, record };
+}
+
+/**
+ * Reads one form's registrations (or all, for customers of no form) for its customers, when the first page's total
+ * shows that the rest of the listing takes no more requests than looking each customer up would. Returns the
+ * customers still to look up by e-mail: all of them when the listing costs more or cannot be read; after a listing
+ * that came back short of its total, those with a row it does not match.
+ */
+async function listForCustomers(
+	this: IExecuteFunctions,
+	formSlug: string | undefined,
+	customers: Customer[],
+): Promise<Customer[]> {
+	if (customers.length < 2) return customers;
+	const what = formSlug === undefined ? 'registrations' : `registrations of the form ${formSlug}`;
+	const listing = new PagedList(
+		this,
+		registrationsList(formSlug === undefined ? {} : { formSlug }, what),
+		customers[0].firstItemIndex,
+	);
+	try {
+		await listing.readPage();
+		const pagesLeft = listing.pagesLeft;
+		if (listing.notAList || pagesLeft === undefined || pagesLeft > customers.length) return customers;
+		while (await listing.readPage());
+	} catch {
+		// The lookups by e-mail say, each for its own rows, what went wrong.
+		return customers;
+	}
+	const records = listing.records;
+	// Without each record's e-mail the listing cannot say whose it is.
+	if (records.some((record) => readListedRegistration(record).customerEmail === undefined)) return customers;
+	const byEmail = new Map<string, IDataObject[]>();
+	for (const record of records) {
+		const key = readListedRegistration(record).customerEmail!.toLowerCase();
+		if (!byEmail.has(key)) byEmail.set(key, []);
+		byEmail.get(key)!.push(record);
+	}
+	const stillToLookUp: Customer[] = [];
+	for (const customer of customers) {
+		const theirs = byEmail.get(customer.email.trim().toLowerCase()) ?? [];
+		try {
+			const existing = existingIn(this, theirs, what, customer.firstItemIndex);
+			const allFound = customer.firsts.every(({ entry }) => findSame(existing, entry) !== undefined);
+			if (!listing.complete && !allFound) stillToLookUp.push(customer);
+			else customer.listed = { existing };
+		} catch (error) {
+			customer.listed = { error };
+		}
+	}
+	return stillToLookUp;
+}
+
+/**
+ * Fills in what the service holds for every customer of the run, with the fewest requests: for the customers of
+ * each form, one lookup per e-mail (each paged) or one listing of the form's registrations, whichever the listing's
+ * first page says is cheaper. A failed lookup fails only its customer's rows.
+ */
+export async function findExisting(this: IExecuteFunctions, customers: Customer[]): Promise<void> {
+	const byForm = new Map<string | undefined, Customer[]>();
+	for (const customer of customers) {
+		if (!byForm.has(customer.formSlug)) byForm.set(customer.formSlug, []);
+		byForm.get(customer.formSlug)!.push(customer);
+	}
+	const lookups: Customer[] = [];
+	for (const [formSlug, ofForm] of byForm) lookups.push(...(await listForCustomers.call(this, formSlug, ofForm)));
+	await runConcurrently(lookups.length, DEFAULT_CONCURRENCY, false, async (index) => {
+		const customer = lookups[index];
+		customer.listed = await registrationsOf
+			.call(this, customer.email, customer.formSlug, customer.firstItemIndex)
+			.catch((error: unknown) => ({ error }));
 	});
-	return { existing, unsure: list.complete ? undefined : shortfall(list, what) };
 }

@@ -1,22 +1,23 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { runConcurrently } from '../../helpers/concurrency';
 import { sameRegistration } from '../../helpers/listedRegistration';
-import { runConcurrently } from '../../helpers/pace';
 import { runParameters } from '../../helpers/runParameters';
 import { serviceRequest } from '../../transport/serviceRequest';
 import type { PendingEntry, Settlement } from '../operation';
 import { DEFAULT_CONCURRENCY } from '../runItems';
-import type { ExistingRegistration, Registrations } from './existingRegistrations';
-import { registrationsOf } from './existingRegistrations';
+import type { Customer } from './existingRegistrations';
+import { asRegistration, customerKey, findExisting, findSame } from './existingRegistrations';
 import { CORE_KEYS, registrationTarget } from './registrationFields';
 import { hasFiles, withFilesSent } from './registrationFiles';
 
 /**
  * If Already Registered (Registration → Create): a scheduled import of the same sheet registers nothing twice. Before
- * anything is created, the service is asked once per distinct e-mail for the registrations it holds; an item whose
- * registration is listed there (same product name, and a serial number in common when both have serial numbers) is
- * skipped or updated, and of items of the run that match each other only the first is handled.
+ * anything is created, what the service holds for the run's customers is read (existingRegistrations.ts: per e-mail,
+ * or one listing of the form, whichever takes fewer requests); an item whose registration is listed there (same
+ * product name, and a serial number in common when both have serial numbers) is skipped or updated, and of items of
+ * the run that match each other only the first is handled.
  */
 
 export const CREATE_ANYWAY = 'create';
@@ -51,30 +52,6 @@ export const ifExistsOption: INodeProperties = {
 
 export function ifExistsMode(context: IExecuteFunctions): string {
 	return runParameters(context).get('options.ifExists', 0, CREATE_ANYWAY) as string;
-}
-
-/** The key an entry's customer is looked up by: e-mail addresses are compared without case. */
-export const emailKey = (entry: IDataObject) => String(entry.customerEmail ?? '').toLowerCase();
-
-/** The registration among `existing` that an entry names, by the matching rule. */
-export function findSame(existing: ExistingRegistration[], entry: IDataObject): ExistingRegistration | undefined {
-	return existing.find(({ listed }) => sameRegistration(listed, asRegistration(entry)));
-}
-
-function asRegistration(entry: IDataObject): { productName?: string; serialNumbers?: string[] } {
-	return {
-		productName: entry.productName as string | undefined,
-		serialNumbers: entry.serialNumbers as string[] | undefined,
-	};
-}
-
-/** One customer e-mail of the run: the first entry of each distinct registration it names, and what is listed. */
-interface Customer {
-	/** The e-mail as its first item gives it, and that item, which a failed lookup's error names. */
-	email: string;
-	firstItemIndex: number;
-	firsts: PendingEntry[];
-	listed?: Registrations | { error: unknown };
 }
 
 /** The body of Update for an entry of Create: its standard fields, and its extra form fields under `fields`. */
@@ -125,10 +102,15 @@ export async function planIfExists(this: IExecuteFunctions, pending: PendingEntr
 	const customers = new Map<string, Customer>();
 	const handled: number[] = [];
 	pending.forEach((candidate, position) => {
-		const key = emailKey(candidate.entry);
+		const key = customerKey(candidate.entry);
 		let customer = customers.get(key);
 		if (customer === undefined) {
-			customer = { email: String(candidate.entry.customerEmail), firstItemIndex: candidate.itemIndex, firsts: [] };
+			customer = {
+				email: String(candidate.entry.customerEmail),
+				formSlug: candidate.entry.type as string | undefined,
+				firstItemIndex: candidate.itemIndex,
+				firsts: [],
+			};
 			customers.set(key, customer);
 		}
 		const repeated = customer.firsts.find((first) =>
@@ -142,18 +124,11 @@ export async function planIfExists(this: IExecuteFunctions, pending: PendingEntr
 		handled.push(position);
 	});
 
-	// Each e-mail is looked up once, up to the per-item concurrency at once; a failed lookup fails only its e-mail.
-	const lookups = [...customers.values()];
-	await runConcurrently(this, lookups.length, DEFAULT_CONCURRENCY, false, async (index) => {
-		const customer = lookups[index];
-		customer.listed = await registrationsOf
-			.call(this, customer.email, customer.firstItemIndex)
-			.catch((error: unknown) => ({ error }));
-	});
+	await findExisting.call(this, [...customers.values()]);
 
 	for (const position of handled) {
 		const { entry, itemIndex } = pending[position];
-		const listed = customers.get(emailKey(entry))!.listed!;
+		const listed = customers.get(customerKey(entry))!.listed!;
 		if ('error' in listed) {
 			plans[position] = listed;
 			continue;
@@ -187,7 +162,7 @@ export async function sendUpdates(
 ): Promise<Array<Settlement | undefined>> {
 	const updates = plans.flatMap((plan, position) => (plan !== undefined && 'update' in plan ? [position] : []));
 	const settlements = plans as Array<Settlement | undefined>;
-	await runConcurrently(this, updates.length, DEFAULT_CONCURRENCY, false, async (index) => {
+	await runConcurrently(updates.length, DEFAULT_CONCURRENCY, false, async (index) => {
 		const position = updates[index];
 		const id = (plans[position] as { update: string }).update;
 		const { entry, itemIndex } = pending[position];

@@ -3,8 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { requestPolicy, UnknownOutcome } from '../../transport/serviceRequest';
 import type { BatchExecute } from '../operation';
 import type { Registrations } from './existingRegistrations';
-import { registrationsOf } from './existingRegistrations';
-import { CREATE_ANYWAY, emailKey, findSame, ifExistsMode } from './ifAlreadyRegistered';
+import { customerKey, findSame, registrationsOf } from './existingRegistrations';
+import { CREATE_ANYWAY, ifExistsMode } from './ifAlreadyRegistered';
 
 /**
  * With If Already Registered (Skip or Update), a create whose answer was lost — the connection dropped after sending,
@@ -52,16 +52,22 @@ async function stillToCreate(
 	open: number[],
 	results: IDataObject[],
 ): Promise<number[]> {
-	const listedByEmail = new Map<string, Registrations>();
+	const listedByCustomer = new Map<string, Registrations>();
 	for (const position of open) {
-		const key = emailKey(entries[position]);
-		if (!listedByEmail.has(key)) {
-			const email = String(entries[position].customerEmail);
-			listedByEmail.set(key, await registrationsOf.call(this, email, itemIndexes[position]));
+		const key = customerKey(entries[position]);
+		if (!listedByCustomer.has(key)) {
+			const { customerEmail, type } = entries[position];
+			const listed = await registrationsOf.call(
+				this,
+				String(customerEmail),
+				type as string | undefined,
+				itemIndexes[position],
+			);
+			listedByCustomer.set(key, listed);
 		}
 	}
 	return open.filter((position) => {
-		const listed = listedByEmail.get(emailKey(entries[position]))!;
+		const listed = listedByCustomer.get(customerKey(entries[position]))!;
 		const found = findSame(listed.existing, entries[position]);
 		// Missing from a list that came back short is no proof it was not created: the outcome stays unknown.
 		if (found === undefined && listed.unsure !== undefined) throw new Error(listed.unsure);
