@@ -7,7 +7,7 @@ import { credentialUse, resetCredentialUse, runNode } from '../harness/workflowR
 import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY } from '../nodes/ProductRegistration/actions/runItems';
 import type { Measurement } from './measure';
 import { measure } from './measure';
-import type { SandboxReady, SandboxSetup } from './sandboxProcess';
+import type { SandboxReady, SandboxSetup, SandboxStats } from './sandboxProcess';
 
 /** The round trip the sandbox adds to every request, as a real service across a network would. */
 export const LATENCY_MS = 20;
@@ -36,7 +36,7 @@ export interface BenchCase {
 	concurrency: number;
 	latencyMs?: number;
 	/** A service that answers 429 when more than this many requests are in flight. */
-	rateLimit?: number;
+	inFlightLimit?: number;
 }
 
 const rows = (count: number, make: (index: number) => INodeExecutionData['json']) =>
@@ -137,7 +137,7 @@ export const CASES: BenchCase[] = [
 		naive: undefined,
 		items: () => serialRows(500),
 		seed: (items) => ({ serialNumbers: items.map((item) => item.json.serial as string) }),
-		rateLimit: 8,
+		inFlightLimit: 8,
 	},
 	{
 		id: 'get-all',
@@ -237,6 +237,11 @@ export async function startSandbox(setup: SandboxSetup) {
 			child.once('exit', (code) => reject(new Error(`The sandbox process exited (${code})`)));
 		});
 	await next('started');
+	const stats = async () => {
+		const answer = next<{ stats: SandboxStats }>('stats');
+		child.send({ type: 'stats' });
+		return (await answer).stats;
+	};
 	const setUp = async (newSetup: SandboxSetup) => {
 		const ready = next<{ ready: SandboxReady }>('ready');
 		child.send({ type: 'setup', setup: newSetup });
@@ -246,11 +251,8 @@ export async function startSandbox(setup: SandboxSetup) {
 		...(await setUp(setup)),
 		/** Sets the sandbox up anew for another case (add `reset: true` to start from empty). */
 		setUp,
-		requests: async () => {
-			const stats = next<{ requests: number }>('stats');
-			child.send({ type: 'stats' });
-			return (await stats).requests;
-		},
+		requests: async () => (await stats()).requests,
+		stats,
 		stop: () => child.send({ type: 'stop' }),
 	};
 }
@@ -261,7 +263,7 @@ export async function measureCase(bench: BenchCase, way: Way): Promise<Measureme
 	const items = sample ? bench.items().slice(0, sample) : bench.items();
 	const sandbox = await startSandbox({
 		latencyMs: bench.latencyMs ?? LATENCY_MS,
-		rateLimit: bench.rateLimit,
+		inFlightLimit: bench.inFlightLimit,
 		...bench.seed?.(items),
 	});
 	try {

@@ -126,8 +126,9 @@ async function caseRow(id: string): Promise<Row> {
 		target('500 items in at most 1.2 s', row.wallMs <= 1200, seconds(row.wallMs));
 	}
 	if (id === 'skip-half-registered') {
-		// One lookup per distinct e-mail (200), one batch per 100 new registrations (500).
-		target('requests = distinct e-mails + ceil(new / 100)', row.requests === 200 + 5, `${row.requests}`);
+		// The service holds the 500 registered rows: 5 pages of listing cost less than 200 lookups; then one batch per
+		// 100 new registrations (500).
+		target('requests = 5 pages of listing + ceil(new / 100)', row.requests === 5 + 5, `${row.requests}`);
 	}
 	if (id === 'get-all') {
 		target('50,000 items out in under 2 s', row.wallMs < 2000 && node.result.itemsOut === 50_000, seconds(row.wallMs));

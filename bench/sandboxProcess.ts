@@ -1,10 +1,12 @@
+import type { RateLimitSettings } from '../sandbox/rateLimit';
 import { Sandbox } from '../sandbox/service';
 import type { SandboxState } from '../sandbox/state';
 
 /**
  * The sandbox in a process of its own for the benchmark, so its work runs on the other core, as a real service's
  * would run on another machine, instead of sharing the node's one thread. Driven by messages from the parent:
- * `setup` (answered with the address and token) and `stats` (answered with the request count).
+ * `setup` (answered with the address and token) and `stats` (answered with the request count, the requests refused
+ * for the rate, and the registrations held twice).
  */
 
 export interface SandboxSetup {
@@ -12,11 +14,23 @@ export interface SandboxSetup {
 	reset?: boolean;
 	latencyMs: number;
 	/** Answer 429 (Retry-After: 0) whenever more than this many requests are in flight. */
-	rateLimit?: number;
+	inFlightLimit?: number;
+	/** Limit the API's rate (429 beyond it). */
+	rate?: RateLimitSettings;
+	/** Registrations of other customers in one form, the newest last. */
+	form?: { slug: string; registrations: number };
 	registrations?: number;
 	/** Registrations to hold, as the API takes them. */
 	registrationRows?: Array<Record<string, unknown>>;
 	serialNumbers?: string[];
+}
+
+export interface SandboxStats {
+	requests: number;
+	refusedForRate: number;
+	/** Registrations that repeat another of the same e-mail, product and form. */
+	duplicates: number;
+	registrations: number;
 }
 
 export interface SandboxReady {
@@ -39,26 +53,53 @@ export function seedRegistrations(state: SandboxState, count: number): void {
 	);
 }
 
+function statsOf(sandbox: Sandbox): SandboxStats {
+	const seen = new Set<string>();
+	let duplicates = 0;
+	for (const registration of sandbox.state.registrations.values()) {
+		const key = [registration.customerEmail?.toLowerCase(), registration.productName, registration.formSlug].join('|');
+		if (seen.has(key)) duplicates += 1;
+		seen.add(key);
+	}
+	return {
+		requests: sandbox.requests.length,
+		refusedForRate: sandbox.rateLimit?.refused ?? 0,
+		duplicates,
+		registrations: sandbox.state.registrations.size,
+	};
+}
+
 async function main(): Promise<void> {
 	const sandbox = await Sandbox.start();
 	process.on('message', (message: { type: string; setup?: SandboxSetup }) => {
 		if (message.type === 'setup' && message.setup) {
-			const { reset, latencyMs, rateLimit, registrations, registrationRows, serialNumbers } = message.setup;
+			const { reset, latencyMs, inFlightLimit, rate, form, registrations, registrationRows, serialNumbers } =
+				message.setup;
 			if (reset) sandbox.reset();
 			sandbox.latencyMs = latencyMs;
 			if (registrations) seedRegistrations(sandbox.state, registrations);
 			if (registrationRows) sandbox.state.createRegistrations(registrationRows);
 			if (serialNumbers) sandbox.state.createSerialNumbers(serialNumbers.map((serialNumber) => ({ serialNumber })));
-			if (rateLimit !== undefined) {
+			if (form) {
+				sandbox.state.createRegistrations(
+					Array.from({ length: form.registrations }, (_, index) => ({
+						productName: `Toaster T${index % 3}`,
+						customerEmail: `earlier${index}@example.com`,
+						type: form.slug,
+					})),
+				);
+			}
+			sandbox.limitRate(rate);
+			if (inFlightLimit !== undefined) {
 				sandbox.faultPlan = () =>
-					sandbox.inFlight > rateLimit
+					sandbox.inFlight > inFlightLimit
 						? { status: 429, headers: { 'retry-after': '0' }, body: { message: 'Too many requests' } }
 						: undefined;
 			}
 			const ready: SandboxReady = { baseUrl: sandbox.baseUrl, token: sandbox.token, storageUrl: sandbox.storage.url };
 			process.send?.({ type: 'ready', ready });
 		}
-		if (message.type === 'stats') process.send?.({ type: 'stats', requests: sandbox.requests.length });
+		if (message.type === 'stats') process.send?.({ type: 'stats', stats: statsOf(sandbox) });
 		if (message.type === 'stop') void sandbox.stop().then(() => process.exit(0));
 	});
 	process.send?.({ type: 'started' });

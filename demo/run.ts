@@ -5,6 +5,7 @@ import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-w
 import { startWebhookServer, TRIGGER_NODE_NAME } from '../harness/webhookServer';
 import type { RunWorkflowOptions } from '../harness/workflowRunner';
 import { productRegistrationNode, runWorkflow, TRIGGER_NODE_TYPE } from '../harness/workflowRunner';
+import { describeRateLimit, rateLimitFromEnvironment } from '../sandbox/rateLimit';
 import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
 
@@ -227,7 +228,12 @@ async function main(): Promise<void> {
 	const sandbox = await Sandbox.start();
 	seedSampleData(sandbox.state);
 	const credentials = { baseUrl: sandbox.baseUrl, accessToken: sandbox.token };
-	console.log(`Sandbox service at ${sandbox.baseUrl}, object storage at ${sandbox.storage.url}\n`);
+	// SANDBOX_RATE=2 npm run demo: the same workflows against a service that allows 2 requests a second.
+	const rateLimit = rateLimitFromEnvironment(process.env);
+	sandbox.limitRate(rateLimit);
+	console.log(
+		`Sandbox service at ${sandbox.baseUrl}, object storage at ${sandbox.storage.url}${rateLimit ? `; the service allows ${describeRateLimit(rateLimit)}` : ''}\n`,
+	);
 
 	let failed = false;
 	try {
@@ -240,9 +246,10 @@ async function main(): Promise<void> {
 				else if (demo.runs) console.log(`   run ${run}${run > 1 ? ' (the same input again)' : ''}:`);
 				const requestsBefore = sandbox.requests.length;
 				const registrationsBefore = sandbox.state.registrations.size;
+				const refusedBefore = sandbox.rateLimit?.refused ?? 0;
 				const started = Date.now();
-				const items = payload ? await fireWebhook(demo, payload) : (demo.run.items ?? []);
-				for (const item of payload ? items : []) {
+				const items = payload ? await fireWebhook(demo, payload) : demo.run.items;
+				for (const item of payload && items ? items : []) {
 					const { product, fields, formSlug } = item.json as {
 						product?: IDataObject;
 						fields?: IDataObject;
@@ -262,8 +269,9 @@ async function main(): Promise<void> {
 					console.log(`   the run failed: ${result.error.message}`);
 				}
 				const created = sandbox.state.registrations.size - registrationsBefore;
+				const refused = (sandbox.rateLimit?.refused ?? 0) - refusedBefore;
 				console.log(
-					`   ${shown.length} item(s) out, ${sandbox.requests.length - requestsBefore} request(s) to the service, ${created} registration(s) created, ${Date.now() - started} ms\n`,
+					`   ${shown.length} item(s) out, ${sandbox.requests.length - requestsBefore - refused} request(s) to the service${rateLimit ? ` (and ${refused} refused for the rate)` : ''}, ${created} registration(s) created, ${Date.now() - started} ms\n`,
 				);
 			}
 		}

@@ -186,8 +186,9 @@ const CASES: BenchCase[] = [
 			label: 'plain Create of the same 1,000 rows',
 			side: ours({ resource: 'registration', operation: 'create', dataMode: 'autoMapInputData' }),
 		},
-		// One lookup per distinct e-mail, one batch per 100 new registrations.
-		target: { maxRatio: 2, requests: 200 + 5, text: '≤ 2× plain Create, 200 lookups + 5 batches' },
+		// The service holds the 500 registered rows: 5 pages of listing cost less than 200 lookups; one batch per 100
+		// new registrations.
+		target: { maxRatio: 2, requests: 5 + 5, text: '≤ 2× plain Create, 5 pages of listing + 5 batches' },
 	},
 ];
 

@@ -340,6 +340,91 @@ async function checkPagedList(n8n: RealN8n, sandbox: Sandbox): Promise<string[]>
 	return problems;
 }
 
+/**
+ * A 1,000-row sheet of 200 customers imported with If Already Registered: Skip against a service that allows 2
+ * requests a second (429 with Retry-After beyond), then imported again: every item must come through each time,
+ * created then skipped, and nothing be held twice.
+ */
+async function checkImportAtServicePace(n8n: RealN8n, sandbox: Sandbox): Promise<string[]> {
+	const rows = 1000;
+	const sheet = `return Array.from({ length: ${rows} }, (_, i) => ({ json: { Product: 'Grinder G' + (i % 5), Email: 'buyer' + Math.floor(i / 5) + '@example.com' } }));`;
+	await n8n.importWorkflow({
+		id: 'paceImport',
+		name: 'paceImport',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		connections: {
+			Start: { main: [[{ node: 'Sheet', type: 'main', index: 0 }]] },
+			Sheet: { main: [[{ node: 'Under test', type: 'main', index: 0 }]] },
+		},
+		nodes: [
+			{
+				id: 'd0000000-0000-4000-8000-000000000001',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: 'd0000000-0000-4000-8000-000000000002',
+				name: 'Sheet',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [200, 0],
+				parameters: { jsCode: sheet },
+			},
+			{
+				id: 'd0000000-0000-4000-8000-000000000003',
+				name: 'Under test',
+				type: 'n8n-nodes-product-registration.productRegistration',
+				typeVersion: 1,
+				position: [400, 0],
+				parameters: {
+					resource: 'registration',
+					operation: 'create',
+					dataMode: 'autoMapInputData',
+					options: { ifExists: 'skip' },
+				},
+				credentials: { [CREDENTIAL.type]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
+			},
+		],
+	});
+	sandbox.limitRate({ perSecond: 2, burst: 2, retryAfter: true });
+	const problems: string[] = [];
+	try {
+		for (const [run, outcome] of [
+			[1, 'created'],
+			[2, 'skipped'],
+		] as const) {
+			const requestsBefore = sandbox.requests.length;
+			const refusedBefore = sandbox.rateLimit!.refused;
+			const result = await n8n.execute('paceImport', { timeoutMs: 300_000 });
+			const items = nodeOutput(result.data, 'Under test');
+			const through = items.filter((item) => item.outcome === outcome).length;
+			const refused = sandbox.rateLimit!.refused - refusedBefore;
+			const runProblems = expectThat(
+				through === rows && !result.data?.data.resultData.error,
+				`run ${run}: ${rows} items ${outcome} expected, got ${through} of ${items.length}: ${result.data?.data.resultData.error?.message ?? JSON.stringify(items.find((item) => item.outcome !== outcome) ?? '').slice(0, 200)}`,
+			);
+			problems.push(...runProblems);
+			const task = result.data?.data.resultData.runData['Under test']?.[0];
+			console.log(
+				`  ${runProblems.length === 0 ? 'ok  ' : 'FAIL'} import at 2 requests a second, run ${run}: ${through} of ${rows} items ${outcome}, ${sandbox.requests.length - requestsBefore - refused} requests taken and ${refused} refused, ${((task?.executionTime ?? 0) / 1000).toFixed(1)} s`,
+			);
+		}
+		const buyers = [...sandbox.state.registrations.values()].filter((registration) =>
+			registration.customerEmail?.startsWith('buyer'),
+		);
+		problems.push(
+			...expectThat(buyers.length === rows, `${rows} registrations expected, the service holds ${buyers.length}`),
+		);
+	} finally {
+		sandbox.limitRate(undefined);
+	}
+	return problems;
+}
+
 /** Within this, the node's error quotes at most ECHO_LIMIT characters of the answer beside its own words. */
 const FLOODED_MESSAGE_BOUND = ECHO_LIMIT + 400;
 
@@ -438,6 +523,7 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 		}
 
 		passed = (await checkPagedList(n8n, sandbox)).length === 0 && passed;
+		passed = (await checkImportAtServicePace(n8n, sandbox)).length === 0 && passed;
 		passed = (await checkDeadline(n8n)).length === 0 && passed;
 		passed = (await checkFloodedAnswer(n8n)).length === 0 && passed;
 

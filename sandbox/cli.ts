@@ -1,3 +1,4 @@
+import { describeRateLimit, rateLimitFromEnvironment } from './rateLimit';
 import { seedSampleData } from './sampleData';
 import { Sandbox } from './service';
 
@@ -9,6 +10,8 @@ async function main(): Promise<void> {
 		token: process.env.SANDBOX_TOKEN,
 	});
 	sandbox.latencyMs = Number(process.env.SANDBOX_LATENCY_MS ?? 0);
+	const rateLimit = rateLimitFromEnvironment(process.env);
+	sandbox.limitRate(rateLimit);
 	seedSampleData(sandbox.state);
 
 	console.log(
@@ -18,6 +21,7 @@ async function main(): Promise<void> {
 			`  Base URL:       ${sandbox.baseUrl}`,
 			`  Access Token:   ${sandbox.token}`,
 			`  Object storage: ${sandbox.storage.url} (uploads land here)`,
+			`  Rate limit:     ${rateLimit ? describeRateLimit(rateLimit) : 'none (SANDBOX_RATE=2 sets one)'}`,
 			'',
 			'In n8n, create a "Product Registration API" credential with this Base URL and Access Token.',
 			'Data lives in memory and is gone when the sandbox stops. Press Ctrl+C to stop.',

@@ -34,3 +34,22 @@ export class RateLimit {
 		return retryAfter ? { 'retry-after': String(seconds) } : {};
 	}
 }
+
+/**
+ * The rate limit asked for in the environment, for `npm run sandbox` and `npm run demo`: SANDBOX_RATE requests a
+ * second, a burst of SANDBOX_BURST (by default one second's worth), and SANDBOX_RETRY_AFTER=0 for bare 429s.
+ */
+export function rateLimitFromEnvironment(env: NodeJS.ProcessEnv): RateLimitSettings | undefined {
+	const perSecond = Number(env.SANDBOX_RATE ?? 0);
+	if (!(perSecond > 0)) return undefined;
+	return {
+		perSecond,
+		burst: Number(env.SANDBOX_BURST ?? Math.max(1, Math.round(perSecond))),
+		retryAfter: env.SANDBOX_RETRY_AFTER !== '0',
+	};
+}
+
+/** The limit in words, for what the sandbox prints. */
+export function describeRateLimit(settings: RateLimitSettings): string {
+	return `${settings.perSecond} requests a second (bursts of ${settings.burst}), then 429 ${settings.retryAfter ? 'with Retry-After' : 'without Retry-After'}`;
+}

@@ -485,6 +485,30 @@ describe('If Already Registered', () => {
 		]);
 	});
 
+	test('the first page, read for its total, settles the customers whose every row it shows: only the others are looked up', async () => {
+		sandbox().state.createRegistrations([
+			...Array.from({ length: 1000 }, (_, index) => ({ productName: 'Old', customerEmail: `old${index}@example.com` })),
+			{ productName: 'Kettle', customerEmail: 'ann@example.com' },
+		]);
+
+		const run = await runNode({
+			parameters: createIfExists('skip'),
+			credentials: credentials(),
+			items: items(
+				{ Product: 'Kettle', Email: 'ann@example.com' },
+				{ Product: 'Kettle', Email: 'bo@example.com' },
+				{ Product: 'Kettle', Email: 'cy@example.com' },
+			),
+		});
+
+		expect(outcomes(run.items)).toEqual(['skipped', 'created', 'created']);
+		expect(lookups().map((request) => request.query.email ?? `page ${request.query.page}`)).toEqual([
+			'page 1',
+			'bo@example.com',
+			'cy@example.com',
+		]);
+	});
+
 	test('one customer is looked up by e-mail at once, without a listing', async () => {
 		const run = await runNode({ parameters: createIfExists('skip'), credentials: credentials(), items: sheet(2) });
 

@@ -107,10 +107,10 @@ export async function registrationsOf(
 }
 
 /**
- * Reads one form's registrations (or all, for customers of no form) for its customers, when the first page's total
- * shows that the rest of the listing takes no more requests than looking each customer up would. Returns the
- * customers still to look up by e-mail: all of them when the listing costs more or cannot be read; after a listing
- * that came back short of its total, those with a row it does not match.
+ * Reads one form's registrations (or all, for customers of no form) for its customers: the first page, and the rest
+ * when its total shows that they take no more requests than looking each customer up would. A customer whose rows
+ * all match what was read is settled; so is every customer when the whole listing came back. Returns the customers
+ * still to look up by e-mail: all of them when the listing cannot be read or does not say whose each registration is.
  */
 async function listForCustomers(
 	this: IExecuteFunctions,
@@ -126,9 +126,9 @@ async function listForCustomers(
 	);
 	try {
 		await listing.readPage();
+		if (listing.notAList) return customers;
 		const pagesLeft = listing.pagesLeft;
-		if (listing.notAList || pagesLeft === undefined || pagesLeft > customers.length) return customers;
-		while (await listing.readPage());
+		if (pagesLeft !== undefined && pagesLeft <= customers.length) while (await listing.readPage());
 	} catch {
 		// The lookups by e-mail say, each for its own rows, what went wrong.
 		return customers;
@@ -148,8 +148,8 @@ async function listForCustomers(
 		try {
 			const existing = existingIn(this, theirs, what, customer.firstItemIndex);
 			const allFound = customer.firsts.every(({ entry }) => findSame(existing, entry) !== undefined);
-			if (!listing.complete && !allFound) stillToLookUp.push(customer);
-			else customer.listed = { existing };
+			if (listing.complete || allFound) customer.listed = { existing };
+			else stillToLookUp.push(customer);
 		} catch (error) {
 			customer.listed = { error };
 		}
@@ -159,8 +159,9 @@ async function listForCustomers(
 
 /**
  * Fills in what the service holds for every customer of the run, with the fewest requests: for the customers of
- * each form, one lookup per e-mail (each paged) or one listing of the form's registrations, whichever the listing's
- * first page says is cheaper. A failed lookup fails only its customer's rows.
+ * each form, one listing of the form's registrations or one lookup per e-mail (each paged), whichever the listing's
+ * first page says is cheaper — the first page itself settles the customers it shows every row of. A failed lookup
+ * fails only its customer's rows.
  */
 export async function findExisting(this: IExecuteFunctions, customers: Customer[]): Promise<void> {
 	const byForm = new Map<string | undefined, Customer[]>();
