@@ -228,13 +228,15 @@ export async function startSandbox(setup: SandboxSetup) {
 	});
 	const next = <T>(type: string) =>
 		new Promise<T>((resolve, reject) => {
+			const onExit = (code: number | null) => reject(new Error(`The sandbox process exited (${code})`));
 			const onMessage = (message: { type: string } & T) => {
 				if (message.type !== type) return;
 				child.off('message', onMessage);
+				child.off('exit', onExit);
 				resolve(message);
 			};
 			child.on('message', onMessage);
-			child.once('exit', (code) => reject(new Error(`The sandbox process exited (${code})`)));
+			child.once('exit', onExit);
 		});
 	await next('started');
 	const stats = async () => {
