@@ -10,6 +10,8 @@ import type { RunFigures, Way } from './cases';
 import { CASES, LATENCY_MS, measureCase } from './cases';
 import type { Measurement } from './measure';
 import { MiB } from './measure';
+import type { PollFigures, PollWay } from './poll';
+import { BURST, measurePoll } from './poll';
 import type { UploadWay } from './upload';
 import { measureUpload } from './upload';
 
@@ -186,6 +188,60 @@ async function uploadRow(directory: string): Promise<Row> {
 	};
 }
 
+/** The Poll Trigger: what a poll with nothing new costs, and a poll after a burst of 10,000 new registrations. */
+async function pollRows(): Promise<Row[]> {
+	const idle = await inChild<PollFigures>('poll:idle');
+	const burst = await inChild<PollFigures>('poll:burst');
+	const pages = 1 + Math.ceil(BURST / 100);
+	return [
+		{
+			id: 'poll-idle',
+			case: 'Poll Trigger: a poll with nothing new (the shop holds 1,000 registrations)',
+			requests: idle.result.requests,
+			wallMs: idle.wallMs,
+			peakMemoryGrowthMiB: mib(idle.peakMemoryGrowth),
+			errorItems: 0,
+			floor: { how: `1 request × ${LATENCY_MS} ms`, wallMs: LATENCY_MS },
+			targets: [
+				{
+					target: 'one small request, nothing emitted',
+					met: idle.result.requests === 1 && idle.result.itemsOut === 0,
+					measured: `${idle.result.requests} request, ${idle.result.itemsOut} items`,
+				},
+			],
+		},
+		{
+			id: 'poll-burst',
+			case: `Poll Trigger: a poll after a burst of ${BURST.toLocaleString('en-US')} new registrations`,
+			requests: burst.result.requests,
+			wallMs: burst.wallMs,
+			peakMemoryGrowthMiB: mib(burst.peakMemoryGrowth),
+			errorItems: 0,
+			floor: {
+				how: `${burst.result.requests} requests × ${LATENCY_MS} ms, one after another`,
+				wallMs: burst.result.requests * LATENCY_MS,
+			},
+			targets: [
+				{
+					target: 'every new registration once',
+					met: burst.result.itemsOut === BURST && burst.result.distinctIds === BURST,
+					measured: `${burst.result.itemsOut} items, ${burst.result.distinctIds} distinct`,
+				},
+				{
+					target: `the small page, then the ${pages - 1} pages of the burst and the one that reaches what was seen`,
+					met: burst.result.requests === pages + 1,
+					measured: `${burst.result.requests} requests`,
+				},
+				{
+					target: 'peak memory growth under 200 MiB',
+					met: burst.peakMemoryGrowth < 200 * MiB,
+					measured: `${mib(burst.peakMemoryGrowth)} MiB`,
+				},
+			],
+		},
+	];
+}
+
 /** The rows as Markdown: the measurements, then each target and whether it was met. */
 function tables(rows: Row[]): string {
 	const lines = [
@@ -214,7 +270,9 @@ async function measureInThisProcess(name: string, argument: string | undefined):
 	const measured =
 		kind === 'upload'
 			? await measureUpload(id as UploadWay, argument!)
-			: await measureCase(CASES.find((bench) => bench.id === id)!, way as Way);
+			: kind === 'poll'
+				? await measurePoll(id as PollWay)
+				: await measureCase(CASES.find((bench) => bench.id === id)!, way as Way);
 	console.log(`RESULT ${JSON.stringify(measured)}`);
 }
 
@@ -229,6 +287,7 @@ async function main(): Promise<void> {
 	for (const bench of CASES) {
 		if (!only || only === bench.id) rows.push(await caseRow(bench.id));
 	}
+	if (!only || only === 'poll') rows.push(...(await pollRows()));
 	if (!only || only === 'upload') {
 		const directory = await mkdtemp(join(tmpdir(), 'product-registration-bench-'));
 		try {

@@ -1,10 +1,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+import type { IConnections, IDataObject, INode, INodeExecutionData, WorkflowExecuteMode } from 'n8n-workflow';
 
 import { startWebhookServer, TRIGGER_NODE_NAME } from '../harness/webhookServer';
 import type { RunWorkflowOptions } from '../harness/workflowRunner';
-import { productRegistrationNode, runWorkflow, TRIGGER_NODE_TYPE } from '../harness/workflowRunner';
+import { PollingTrigger } from '../harness/pollingTrigger';
+import type { ServiceCredentials } from '../harness/workflowRunner';
+import {
+	POLL_TRIGGER_NODE_TYPE,
+	productRegistrationNode,
+	runWorkflow,
+	TRIGGER_NODE_TYPE,
+} from '../harness/workflowRunner';
 import { describeRateLimit, rateLimitFromEnvironment } from '../sandbox/rateLimit';
 import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
@@ -19,10 +26,10 @@ interface Demo {
 	/** What of each output item is printed (all of it when not given). */
 	view?: (json: IDataObject) => unknown;
 	/**
-	 * For a workflow that starts at the trigger: the webhooks the service would send, one a run, fired at it over HTTP
-	 * (the body the app documents, then the one captured from a live shop).
+	 * For a workflow that starts at one of the package's triggers: what starts run `run` — the webhook the service
+	 * sends, or a poll after customers registered — and the items the trigger hands on (none: the run does not start).
 	 */
-	webhookPayloads?: IDataObject[];
+	trigger?: (run: number) => Promise<{ what: string; items: INodeExecutionData[]; mode?: WorkflowExecuteMode }>;
 	/** How often to run it: a scheduled import runs again, and must create nothing the second time. */
 	runs?: number;
 	/** Data the service should hold before it runs. */
@@ -166,7 +173,7 @@ const formSubmissions: Record<string, INodeExecutionData> = {
  * click's empty item, the Form Trigger with a sample submission, and the Product Registration Trigger with a sample
  * webhook fired at it over HTTP. The output shown is that of the workflow's last node.
  */
-function exampleDemos(): Demo[] {
+function exampleDemos(sandbox: Sandbox, credentials: ServiceCredentials): Demo[] {
 	return readdirSync(examplesDirectory)
 		.filter((file) => file.endsWith('.json') && !file.startsWith('sample-'))
 		.map((file) => {
@@ -189,10 +196,26 @@ function exampleDemos(): Demo[] {
 			// A scheduled import runs again, and a customer may send the same form twice: the second run creates nothing.
 			if (start.type === 'n8n-nodes-base.scheduleTrigger' || file === 'register-from-form.json') demo.runs = 2;
 			if (start.type === TRIGGER_NODE_TYPE) {
-				demo.webhookPayloads = WEBHOOK_SAMPLES.map(
-					(sample) => JSON.parse(readFileSync(join(examplesDirectory, sample), 'utf8')) as IDataObject,
-				);
-				demo.runs = demo.webhookPayloads.length;
+				demo.runs = WEBHOOK_SAMPLES.length;
+				demo.trigger = async (run) => {
+					const payload = JSON.parse(
+						readFileSync(join(examplesDirectory, WEBHOOK_SAMPLES[run - 1]), 'utf8'),
+					) as IDataObject;
+					const items = await fireWebhook(demo, payload);
+					for (const item of items) {
+						const { product, fields, formSlug } = item.json as {
+							product?: IDataObject;
+							fields?: IDataObject;
+							formSlug?: string;
+						};
+						console.log(`   the trigger gave: ${summarize({ product: product?.title, fields, formSlug })}`);
+					}
+					return { what: `the webhook ${WEBHOOK_SAMPLES[run - 1]}`, items };
+				};
+			}
+			if (start.type === POLL_TRIGGER_NODE_TYPE) {
+				demo.runs = 2;
+				demo.trigger = pollAfterRegistrations(start.parameters, sandbox, credentials);
 			}
 			return demo;
 		});
@@ -201,6 +224,46 @@ function exampleDemos(): Demo[] {
 function summarize(json: IDataObject, view?: Demo['view']): string {
 	const text = JSON.stringify(view && json.error === undefined ? view(json) : json);
 	return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+}
+
+/** Customers who register while the poll trigger's workflow is active. */
+const NEW_REGISTRATIONS = [
+	{
+		productName: 'Kettle K1',
+		customerEmail: 'eve.park@example.com',
+		customerName: 'Eve Park',
+		serialNumbers: ['KT-2024-0002'],
+		purchaseDate: '2024-10-02',
+	},
+	{
+		productName: 'Toaster T2',
+		customerEmail: 'finn.ode@example.com',
+		customerName: 'Finn Ode',
+		purchaseDate: '2024-10-03',
+	},
+];
+
+/**
+ * The poll trigger as an active workflow meets it: activated before run 1 (it starts from then), then before each run
+ * the customers who registered since — two before run 1, none before run 2 — and one poll, whose items start the run.
+ */
+function pollAfterRegistrations(
+	parameters: INode['parameters'],
+	sandbox: Sandbox,
+	credentials: ServiceCredentials,
+): NonNullable<Demo['trigger']> {
+	let poller: PollingTrigger | undefined;
+	return async (run) => {
+		if (!poller) {
+			poller = new PollingTrigger(parameters, credentials);
+			await poller.activate();
+		}
+		const registered = run === 1 ? NEW_REGISTRATIONS : [];
+		if (registered.length > 0) sandbox.state.createRegistrations(registered);
+		const { items, error } = await poller.poll();
+		if (error) throw error;
+		return { what: `a poll after ${registered.length} new registration(s)`, items, mode: 'trigger' };
+	};
 }
 
 /** Posts the payload to the trigger's webhook URL, as the service would, and returns the items it starts with. */
@@ -237,27 +300,25 @@ async function main(): Promise<void> {
 
 	let failed = false;
 	try {
-		for (const [index, demo] of [...exampleDemos(), ...moreDemos].entries()) {
+		for (const [index, demo] of [...exampleDemos(sandbox, credentials), ...moreDemos].entries()) {
 			console.log(`${index + 1}. ${demo.title}\n   ${demo.story}`);
 			demo.seed?.(sandbox);
 			for (let run = 1; run <= (demo.runs ?? 1); run++) {
-				const payload = demo.webhookPayloads?.[run - 1];
-				if (payload) console.log(`   run ${run}: the webhook ${WEBHOOK_SAMPLES[run - 1]}`);
-				else if (demo.runs) console.log(`   run ${run}${run > 1 ? ' (the same input again)' : ''}:`);
 				const requestsBefore = sandbox.requests.length;
 				const registrationsBefore = sandbox.state.registrations.size;
 				const refusedBefore = sandbox.rateLimit?.refused ?? 0;
 				const started = Date.now();
-				const items = payload ? await fireWebhook(demo, payload) : demo.run.items;
-				for (const item of payload && items ? items : []) {
-					const { product, fields, formSlug } = item.json as {
-						product?: IDataObject;
-						fields?: IDataObject;
-						formSlug?: string;
-					};
-					console.log(`   the trigger gave: ${summarize({ product: product?.title, fields, formSlug })}`);
+				if (demo.runs) console.log(`   run ${run}${!demo.trigger && run > 1 ? ' (the same input again)' : ''}:`);
+				const triggered = await demo.trigger?.(run);
+				if (triggered) console.log(`   started by ${triggered.what}`);
+				if (triggered?.items.length === 0) {
+					console.log(
+						`   nothing new: the workflow does not start (${sandbox.requests.length - requestsBefore} request)\n`,
+					);
+					continue;
 				}
-				const result = await runWorkflow({ ...demo.run, items, credentials });
+				const items = triggered?.items ?? demo.run.items;
+				const result = await runWorkflow({ ...demo.run, items, credentials, mode: triggered?.mode });
 				const shown = result.outputs[demo.show] ?? [];
 				for (const item of shown.slice(0, 6)) {
 					const from = (item.pairedItem as { item: number } | undefined)?.item;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { DirectoryLoader } from 'n8n-core';
 import type {
 	ICredentialType,
 	INode,
@@ -20,14 +21,23 @@ import { NodeHelpers } from 'n8n-workflow';
 
 const dist = join(__dirname, '..', 'dist');
 
+/** What n8n's loader adds to a node type it loads: Poll Times to a polling trigger, among others. */
+const applySpecialNodeParameters = (
+	DirectoryLoader.prototype as unknown as { applySpecialNodeParameters(nodeType: INodeType): void }
+).applySpecialNodeParameters;
+
 function loadBuilt<T>(file: string): T {
 	const exported = require(join(dist, file)) as Record<string, new () => T>;
-	return new (Object.values(exported)[0])();
+	const loaded = new (Object.values(exported)[0])();
+	if ((loaded as INodeType).description?.properties) applySpecialNodeParameters(loaded as INodeType);
+	return loaded;
 }
 
 export const built = {
 	node: () => loadBuilt<INodeType>('nodes/ProductRegistration/ProductRegistration.node.js'),
 	trigger: () => loadBuilt<INodeType>('nodes/ProductRegistrationTrigger/ProductRegistrationTrigger.node.js'),
+	pollTrigger: () =>
+		loadBuilt<INodeType>('nodes/ProductRegistrationPollTrigger/ProductRegistrationPollTrigger.node.js'),
 	credential: () => loadBuilt<ICredentialType>('credentials/ProductRegistrationApi.credentials.js'),
 	/** The operations the node can run, by resource: what the router finds in the resources' own lists. */
 	runnableOperations: (): Record<string, string[]> => {

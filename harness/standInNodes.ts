@@ -2,7 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workf
 
 /**
  * Stand-ins for the n8n-nodes-base nodes the example workflows use (Manual Trigger, Form Trigger, Schedule Trigger, a
- * Code node with sample rows, a Merge by position, If and Filter on simple conditions, a form's ending page), so the
+ * Code node with sample rows, a Merge by position, If and Filter on simple conditions, a form's ending page, Send
+ * Email), so the
  * demo can run the examples without installing n8n-nodes-base: each start node passes on the items it is started
  * with, as the real trigger passes on the click's item or the form's submission.
  */
@@ -147,7 +148,40 @@ const formEndingNode: INodeType = {
 	},
 };
 
+/** A stand-in for n8n's Send Email node: its item is the e-mail it would send, its fields resolved. */
+const sendEmailNode: INodeType = {
+	description: {
+		displayName: 'Send Email (stand-in)',
+		name: 'emailSend',
+		group: ['output'],
+		version: [2, 2.1],
+		description: "Shows the e-mail it would send, in place of n8n's Send Email node",
+		defaults: { name: 'Send Email' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: ['fromEmail', 'toEmail', 'subject', 'emailFormat', 'text'].map((name) => ({
+			displayName: name,
+			name,
+			type: 'string' as const,
+			default: '',
+		})),
+	},
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [
+			this.getInputData().map((_, index) => ({
+				json: {
+					to: this.getNodeParameter('toEmail', index) as string,
+					subject: this.getNodeParameter('subject', index) as string,
+					text: this.getNodeParameter('text', index) as string,
+				},
+				pairedItem: { item: index },
+			})),
+		];
+	},
+};
+
 export const standInNodeTypes: Record<string, INodeType> = {
+	'n8n-nodes-base.emailSend': sendEmailNode,
 	'n8n-nodes-base.if': conditionNode('if', 'If', 2),
 	'n8n-nodes-base.filter': conditionNode('filter', 'Filter', 1),
 	'n8n-nodes-base.form': formEndingNode,

@@ -22,22 +22,26 @@ import type {
 	IRun,
 	IVersionedNodeType,
 	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
 	Workflow as WorkflowType,
 } from 'n8n-workflow';
 import { createRunExecutionData, ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { ProductRegistrationApi } from '../credentials/ProductRegistrationApi.credentials';
 import { ProductRegistration } from '../nodes/ProductRegistration/ProductRegistration.node';
+import { ProductRegistrationPollTrigger } from '../nodes/ProductRegistrationPollTrigger/ProductRegistrationPollTrigger.node';
 import { ProductRegistrationTrigger } from '../nodes/ProductRegistrationTrigger/ProductRegistrationTrigger.node';
 import { standInNodeTypes } from './standInNodes';
 
 const NODE_NAME = 'Product Registration';
 export const PRODUCT_REGISTRATION_TYPE = 'n8n-nodes-product-registration.productRegistration';
 export const TRIGGER_NODE_TYPE = 'n8n-nodes-product-registration.productRegistrationTrigger';
+export const POLL_TRIGGER_NODE_TYPE = 'n8n-nodes-product-registration.productRegistrationPollTrigger';
 
 const nodeTypeClasses: Record<string, INodeType | IVersionedNodeType> = {
 	[PRODUCT_REGISTRATION_TYPE]: new ProductRegistration(),
 	[TRIGGER_NODE_TYPE]: new ProductRegistrationTrigger(),
+	[POLL_TRIGGER_NODE_TYPE]: new ProductRegistrationPollTrigger(),
 	...standInNodeTypes,
 };
 
@@ -243,6 +247,11 @@ export interface RunWorkflowOptions {
 	items?: INodeExecutionData[];
 	/** When this settles, the execution is stopped as n8n's Stop button stops it (its cancel signal aborts). */
 	stop?: Promise<unknown>;
+	/**
+	 * How n8n runs it: `manual` (the default) as from the editor; `trigger` as an active workflow started by its poll
+	 * trigger, which then hands on the items it emitted.
+	 */
+	mode?: WorkflowExecuteMode;
 }
 
 export interface WorkflowRunResult {
@@ -305,7 +314,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 	const startNode = workflow.getNode(options.startNode);
 	if (!startNode) throw new Error(`The workflow has no node "${options.startNode}"`);
 
-	const hooks = new ExecutionLifecycleHooks('manual', 'local-execution', workflowData);
+	const mode = options.mode ?? 'manual';
+	const hooks = new ExecutionLifecycleHooks(mode, 'local-execution', workflowData);
 	const finished = new Promise<IRun>((resolve) => {
 		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
 	});
@@ -319,7 +329,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 			],
 		},
 	});
-	const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	const execution = new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
 	void options.stop?.then(() => execution.cancel());
 	// A stopped execution reports its end through the hook and never settles; one that fails to start throws.
 	const run = await Promise.race([finished, execution.then(async () => await finished)]);

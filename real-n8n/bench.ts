@@ -7,6 +7,7 @@ import { startSandbox } from '../bench/cases';
 import { writeDocsSection, writesDocs } from '../scripts/docsSection';
 import type { SandboxSetup } from '../bench/sandboxProcess';
 
+import { chainedWorkflow, itemsNode } from './chainedWorkflow';
 import { cpuWhileRunning } from './cpuProfile';
 import { CREDENTIAL } from './examples';
 import { N8N_LINES, packPackage, RealN8n } from './instance';
@@ -192,37 +193,9 @@ const CASES: BenchCase[] = [
 	},
 ];
 
-function workflow(id: string, items: string, underTest: Record<string, unknown>) {
-	return {
-		id,
-		name: id,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		connections: {
-			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
-			Items: { main: [[{ node: UNDER_TEST, type: 'main', index: 0 }]] },
-		},
-		nodes: [
-			{
-				id: 'a0000000-0000-4000-8000-000000000001',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'a0000000-0000-4000-8000-000000000002',
-				name: 'Items',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [200, 0],
-				parameters: { jsCode: items },
-			},
-			{ id: 'a0000000-0000-4000-8000-000000000003', name: UNDER_TEST, position: [400, 0], ...underTest },
-		],
-	};
-}
+/** The Code node that makes the items, then the node under test. */
+const workflow = (id: string, items: string, underTest: Record<string, unknown>) =>
+	chainedWorkflow(id, [itemsNode('Items', items), { name: UNDER_TEST, ...underTest }]);
 
 function nodeUnderTest(side: Side, service: Service): Record<string, unknown> {
 	const parameters = typeof side.parameters === 'function' ? side.parameters(service) : side.parameters;

@@ -1,6 +1,8 @@
 import { startSandbox } from '../bench/cases';
 import type { SandboxStats } from '../bench/sandboxProcess';
 import { writeDocsSection, writesDocs } from '../scripts/docsSection';
+import type { ChainedNode } from './chainedWorkflow';
+import { chainedWorkflow, itemsNode } from './chainedWorkflow';
 import { CREDENTIAL } from './examples';
 import type { ExecutionResult } from './instance';
 import { N8N_LINES, packPackage, RealN8n } from './instance';
@@ -56,35 +58,11 @@ interface Row extends Case {
 	met: boolean;
 }
 
-type WorkflowNode = Record<string, unknown> & { name: string };
-
-function workflow(id: string, nodes: WorkflowNode[]) {
-	const all: WorkflowNode[] = [
-		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} },
-		{ name: 'Sheet', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: SHEET } },
-		...nodes,
-	];
-	const connections: Record<string, unknown> = {};
-	all.forEach((node, index) => {
-		if (index < all.length - 1)
-			connections[node.name] = { main: [[{ node: all[index + 1].name, type: 'main', index: 0 }]] };
-	});
-	return {
-		id,
-		name: id,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		connections,
-		nodes: all.map((node, index) => ({
-			id: `c0000000-0000-4000-8000-${String(index + 1).padStart(12, '0')}`,
-			position: [index * 220, 0],
-			...node,
-		})),
-	};
-}
+/** A workflow of the sheet's rows, then `nodes`. */
+const workflow = (id: string, nodes: ChainedNode[]) => chainedWorkflow(id, [itemsNode('Sheet', SHEET), ...nodes]);
 
 /** This node: Create with Map Automatically, as the sheet's columns are named. */
-function ourImport(ifExists: 'create' | 'skip'): WorkflowNode {
+function ourImport(ifExists: 'create' | 'skip'): ChainedNode {
 	return {
 		name: UNDER_TEST,
 		type: 'n8n-nodes-product-registration.productRegistration',
@@ -96,7 +74,7 @@ function ourImport(ifExists: 'create' | 'skip'): WorkflowNode {
 }
 
 /** The HTTP Request node as an expert sets it up: the token in a header, Retry On Fail, its errors as items. */
-function httpRequest(name: string, service: Service, parameters: Record<string, unknown>): WorkflowNode {
+function httpRequest(name: string, service: Service, parameters: Record<string, unknown>): ChainedNode {
 	return {
 		name,
 		type: 'n8n-nodes-base.httpRequest',
@@ -113,16 +91,9 @@ function httpRequest(name: string, service: Service, parameters: Record<string, 
 	};
 }
 
-const code = (name: string, jsCode: string): WorkflowNode => ({
-	name,
-	type: 'n8n-nodes-base.code',
-	typeVersion: 2,
-	parameters: { jsCode },
-});
-
 /** Keeps the sheet's rows the service does not list yet (by e-mail and product) and cuts them into batches of 100. */
 const plan = (listedFrom: string) =>
-	code(
+	itemsNode(
 		'Plan',
 		`const listed = $('${listedFrom}').all().flatMap((page) => page.json.data ?? []);
 const held = new Set(listed.map((r) => String(r.customerEmail).toLowerCase() + '|' + String(r.productName).toLowerCase()));
@@ -132,7 +103,7 @@ for (let i = 0; i < rows.length; i += 100) batches.push({ json: { registrations:
 return batches;`,
 	);
 
-function httpCreate(service: Service, rate: number): WorkflowNode {
+function httpCreate(service: Service, rate: number): ChainedNode {
 	return httpRequest('Create', service, {
 		method: 'POST',
 		url: `${service.baseUrl}/api/registrations`,
@@ -146,7 +117,7 @@ function httpCreate(service: Service, rate: number): WorkflowNode {
 /** The expert's two workflows for a case: the first import, and the import again with Skip. */
 function httpWorkflows(service: Service, { formSize, rate }: Case, ids: [string, string]) {
 	const interval = Math.ceil(1000 / rate);
-	const batches = code(
+	const batches = itemsNode(
 		'Batches',
 		`const rows = $input.all().map((item) => item.json);
 const batches = [];
@@ -154,7 +125,7 @@ for (let i = 0; i < rows.length; i += 100) batches.push({ json: { registrations:
 return batches;`,
 	);
 	const pagesOfForm = Math.ceil((formSize + SHEET_ROWS) / 100);
-	const find: WorkflowNode[] =
+	const find: ChainedNode[] =
 		pagesOfForm <= CUSTOMERS
 			? [
 					{
@@ -185,7 +156,7 @@ return batches;`,
 					plan('List the form'),
 				]
 			: [
-					code(
+					itemsNode(
 						'Customers',
 						`return [...new Set($input.all().map((item) => item.json.Email))].map((email) => ({ json: { email } }));`,
 					),

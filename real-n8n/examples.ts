@@ -21,6 +21,9 @@ export const CREDENTIAL = {
 	type: 'productRegistrationApi',
 };
 
+/** The SMTP credential the e-mail example sends with. */
+export const SMTP_CREDENTIAL = { id: 'smtpCredential01', name: 'SMTP account', type: 'smtp' };
+
 /** The workflows of examples/, each with an id and pointed at the imported credential, as a user sets them up. */
 export function readExamples(): Example[] {
 	return readdirSync(join(root, 'examples'))
@@ -30,8 +33,10 @@ export function readExamples(): Example[] {
 			const workflow = JSON.parse(readFileSync(join(root, 'examples', file), 'utf8')) as Example['workflow'];
 			workflow.id = `example${String(index + 1).padStart(4, '0')}`;
 			for (const node of workflow.nodes) {
-				if (node.credentials?.[CREDENTIAL.type])
-					node.credentials[CREDENTIAL.type] = { id: CREDENTIAL.id, name: CREDENTIAL.name };
+				for (const credential of [CREDENTIAL, SMTP_CREDENTIAL]) {
+					if (node.credentials?.[credential.type])
+						node.credentials[credential.type] = { id: credential.id, name: credential.name };
+				}
 			}
 			const lastNode = workflow.nodes.find(
 				(node) => node.type !== 'n8n-nodes-base.stickyNote' && !(node.name in workflow.connections),
@@ -40,15 +45,25 @@ export function readExamples(): Example[] {
 		});
 }
 
-/** A fresh real n8n with the package installed, the credential for this sandbox, and every example imported. */
+/**
+ * A fresh real n8n with the package installed, the credential for this sandbox (and, given its port, one for an SMTP
+ * server on 127.0.0.1), and every example imported.
+ */
 export async function importExamples(
 	version: string,
 	tarball: string,
 	sandbox: Sandbox,
+	smtpPort?: number,
 ): Promise<{ n8n: RealN8n; examples: Example[] }> {
 	const n8n = await RealN8n.create(version);
 	await n8n.installPackage(tarball);
 	await n8n.importCredential({ ...CREDENTIAL, data: { baseUrl: sandbox.baseUrl, accessToken: sandbox.token } });
+	if (smtpPort !== undefined) {
+		await n8n.importCredential({
+			...SMTP_CREDENTIAL,
+			data: { user: '', password: '', host: '127.0.0.1', port: smtpPort, secure: false, disableStartTls: true },
+		});
+	}
 	const examples = readExamples();
 	for (const { workflow } of examples) await n8n.importWorkflow(workflow);
 	return { n8n, examples };

@@ -13,8 +13,8 @@ import { N8N_LINES, packPackage, root } from './instance';
 /**
  * `npm run screenshots`: the package as a person meets it in n8n's editor, photographed with headless Chromium on
  * each n8n line — the nodes panel with every action, the Operation dropdown of each resource, a registration and a
- * form picked From List, the form example and its Create's Files to Upload, the credential with its Test result, the trigger with
- * its webhook URLs. The pictures land in
+ * form picked From List, the form example and its Create's Files to Upload, the credential with its Test result, the poll
+ * trigger with its Form list, and the webhook trigger with its URLs. The pictures land in
  * docs/screenshots/n8n-<version>/. Not part of CI.
  */
 
@@ -149,6 +149,18 @@ async function photographLine(version: string, tarball: string): Promise<string[
 		await shoot('credential-test.jpg', `/home/credentials/${CREDENTIAL.id}`, async () => {
 			await settle(page, 2500);
 		});
+		await shoot(
+			'poll-trigger.jpg',
+			nodeOf(
+				examples,
+				'confirm-new-registrations.json',
+				'n8n-nodes-product-registration.productRegistrationPollTrigger',
+			),
+			async () => {
+				await page.click('[data-test-id="rlc-input"]');
+				await settle(page, 2000);
+			},
+		);
 		await shoot(
 			'trigger.jpg',
 			nodeOf(examples, 'react-to-new-registration.json', 'n8n-nodes-product-registration.productRegistrationTrigger'),

@@ -5,9 +5,13 @@ import { startMisbehavingServer } from '../harness/misbehavingServer';
 import { ECHO_LIMIT } from '../nodes/ProductRegistration/transport/answerText';
 import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
+import type { StoredRegistration } from '../sandbox/state';
+import { chainedWorkflow, itemsNode } from './chainedWorkflow';
 import type { Example } from './examples';
 import { CREDENTIAL, importExamples } from './examples';
 import type { ExecutionResult, RealN8n } from './instance';
+import type { ReceivedMail } from './smtpServer';
+import { startSmtpServer } from './smtpServer';
 import { N8N_LINES, nodeOutput, packPackage, root, waitFor } from './instance';
 
 /**
@@ -22,9 +26,10 @@ type Items = Array<Record<string, unknown>>;
 interface Check {
 	/**
 	 * How the example is started: by `n8n execute`, its webhook, or its form — `form` posts the fields and the file,
-	 * `formPage` does what a browser does next and reads the form's ending page.
+	 * `formPage` does what a browser does next and reads the form's ending page — or by its poll trigger, active at
+	 * every minute while customers register (checkPolling).
 	 */
-	start: 'execute' | 'webhook' | 'form' | 'formPage';
+	start: 'execute' | 'webhook' | 'form' | 'formPage' | 'poll';
 	/** How often it is run, one run after the other (a scheduled import runs again, a form is sent twice). */
 	runs?: number;
 	/**
@@ -39,7 +44,55 @@ const WEBHOOK_SAMPLES = ['sample-registration-webhook.json', 'sample-registratio
 
 const expectThat = (condition: boolean, problem: string) => (condition ? [] : [problem]);
 
+/** The poll phase: the registrations customers made while the poll examples were active, and the e-mails sent. */
+const polling: { registered: StoredRegistration[]; mails: ReceivedMail[] } = { registered: [], mails: [] };
+
+/** Problems with the registrations a poll example's trigger gave, over all its executions: each registered one once. */
+function eachRegisteredOnce(triggered: Items): string[] {
+	const given = triggered.map((item) => item.id as string);
+	const expected = polling.registered.map((registration) => registration.id);
+	const missing = expected.filter((id) => !given.includes(id));
+	const twice = given.filter((id, index) => given.indexOf(id) !== index);
+	const unexpected = given.filter((id) => !expected.includes(id));
+	return expectThat(
+		missing.length === 0 && twice.length === 0 && unexpected.length === 0,
+		`each of the ${expected.length} registrations once expected; missing ${missing.slice(0, 5).join()}${missing.length > 5 ? '...' : ''}, twice ${twice.slice(0, 5).join()}, not registered then ${unexpected.slice(0, 5).join()}`,
+	);
+}
+
 const CHECKS: Record<string, Check> = {
+	'confirm-new-registrations.json': {
+		start: 'poll',
+		check: (items, sandbox, _run, _page, itemsOf) => [
+			...eachRegisteredOnce(itemsOf('New registration')),
+			...expectThat(
+				items.length === polling.registered.length && items.every((item) => item.status === 'Processing'),
+				`each registration's status changed to Processing expected, got ${items.length} item(s): ${JSON.stringify(items.find((item) => item.status !== 'Processing') ?? '').slice(0, 200)}`,
+			),
+			...expectThat(
+				polling.registered.every((registration) => {
+					const history = sandbox.state.registrations.get(registration.id)?.statusHistory ?? [];
+					return history.length === 1 && history[0].status === 'Processing';
+				}),
+				'the service should hold exactly one status change, Processing, for each registration',
+			),
+		],
+	},
+	'email-new-registrations.json': {
+		start: 'poll',
+		check: (_items, _sandbox, _run, _page, itemsOf) => [
+			...eachRegisteredOnce(itemsOf('New registration')),
+			...expectThat(
+				polling.registered.every(
+					(registration) =>
+						polling.mails.filter(
+							(mail) => mail.to.includes(registration.customerEmail!) && mail.text.includes(registration.id),
+						).length === 1,
+				),
+				`one e-mail with its registration's ID to each customer expected; ${polling.mails.length} e-mails received for ${polling.registered.length} registrations`,
+			),
+		],
+	},
 	'import-serial-numbers.json': {
 		start: 'execute',
 		check: (items, sandbox) => [
@@ -209,25 +262,8 @@ async function callTrigger(n8n: RealN8n, example: Example, start: Check['start']
 }
 
 /** Manual Trigger → one node, as a workflow to import. */
-function oneNodeWorkflow(id: string, node: Record<string, unknown>) {
-	return {
-		id,
-		name: id,
-		active: false,
-		connections: { Start: { main: [[{ node: 'Under test', type: 'main', index: 0 }]] } },
-		nodes: [
-			{
-				id: 'b0000000-0000-4000-8000-000000000001',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{ id: 'b0000000-0000-4000-8000-000000000002', name: 'Under test', position: [200, 0], ...node },
-		],
-	};
-}
+const oneNodeWorkflow = (id: string, node: Record<string, unknown>) =>
+	chainedWorkflow(id, [{ name: 'Under test', ...node }]);
 
 /**
  * Runs this node (its credential pointed at `service`) and the HTTP Request node, each alone after a Manual Trigger
@@ -348,38 +384,13 @@ async function checkPagedList(n8n: RealN8n, sandbox: Sandbox): Promise<string[]>
 async function checkImportAtServicePace(n8n: RealN8n, sandbox: Sandbox): Promise<string[]> {
 	const rows = 1000;
 	const sheet = `return Array.from({ length: ${rows} }, (_, i) => ({ json: { Product: 'Grinder G' + (i % 5), Email: 'buyer' + Math.floor(i / 5) + '@example.com' } }));`;
-	await n8n.importWorkflow({
-		id: 'paceImport',
-		name: 'paceImport',
-		active: false,
-		settings: { executionOrder: 'v1' },
-		connections: {
-			Start: { main: [[{ node: 'Sheet', type: 'main', index: 0 }]] },
-			Sheet: { main: [[{ node: 'Under test', type: 'main', index: 0 }]] },
-		},
-		nodes: [
+	await n8n.importWorkflow(
+		chainedWorkflow('paceImport', [
+			itemsNode('Sheet', sheet),
 			{
-				id: 'd0000000-0000-4000-8000-000000000001',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'd0000000-0000-4000-8000-000000000002',
-				name: 'Sheet',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [200, 0],
-				parameters: { jsCode: sheet },
-			},
-			{
-				id: 'd0000000-0000-4000-8000-000000000003',
 				name: 'Under test',
 				type: 'n8n-nodes-product-registration.productRegistration',
 				typeVersion: 1,
-				position: [400, 0],
 				parameters: {
 					resource: 'registration',
 					operation: 'create',
@@ -388,8 +399,8 @@ async function checkImportAtServicePace(n8n: RealN8n, sandbox: Sandbox): Promise
 				},
 				credentials: { [CREDENTIAL.type]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
 			},
-		],
-	});
+		]),
+	);
 	sandbox.limitRate({ perSecond: 2, burst: 2, retryAfter: true });
 	const problems: string[] = [];
 	try {
@@ -490,11 +501,89 @@ function pageText(html: string): string {
 		.slice(0, 200);
 }
 
+/**
+ * The poll examples in a started n8n, active at every minute: customers register in three rounds — one, then 250 at
+ * once, then one while n8n is stopped — and after each round the examples' executions must hold every registration
+ * so far. Then each example's check runs over all its executions.
+ */
+async function checkPolling(
+	n8n: RealN8n,
+	sandbox: Sandbox,
+	examples: Example[],
+	report: (file: string, problems: string[], detail: string) => void,
+): Promise<void> {
+	const polled = examples.filter(({ file }) => CHECKS[file]?.start === 'poll');
+	const firstPolls = () =>
+		sandbox.requestsTo('GET', '/api/registrations').filter((request) => request.query.limit === '10').length;
+	await n8n.stop();
+	for (const example of polled) await n8n.activate(example.workflow.id);
+	const before = firstPolls();
+	await n8n.start();
+	// Each activation starts from now with one small request: registrations after it are new.
+	await waitFor('the activations of the poll examples', () =>
+		firstPolls() >= before + polled.length ? true : undefined,
+	);
+	const cookie = await n8n.ownerSession();
+	let customer = 0;
+	const register = (count: number) =>
+		sandbox.state.createRegistrations(
+			Array.from({ length: count }, () => ({
+				productName: 'Kettle K1',
+				customerEmail: `poll-customer${(customer += 1)}@example.com`,
+				customerName: `Poll Customer ${customer}`,
+				purchaseDate: '2024-11-01',
+			})),
+		).registrations;
+	const triggeredOf = async (example: Example) =>
+		(await n8n.executionsOf(example.workflow.id, cookie))
+			.filter((execution) => execution.status !== 'running' && execution.status !== 'new')
+			.flatMap((execution) => nodeOutput({ data: execution.data }, 'New registration'));
+	for (const [round, count, restart] of [
+		[1, 1, false],
+		[2, 250, false],
+		[3, 1, true],
+	] as const) {
+		const started = Date.now();
+		if (restart) await n8n.stop();
+		polling.registered.push(...register(count));
+		if (restart) await n8n.start();
+		for (const example of polled) {
+			await waitFor(
+				`round ${round} in the executions of ${example.file}`,
+				async () => ((await triggeredOf(example)).length >= polling.registered.length ? true : undefined),
+				180_000,
+			);
+		}
+		console.log(
+			`       round ${round}: ${count} registration(s)${restart ? ' while n8n was stopped' : ''}, in the executions of both after ${Math.round((Date.now() - started) / 1000)} s`,
+		);
+	}
+	for (const example of polled) {
+		const executions = (await n8n.executionsOf(example.workflow.id, cookie)).filter(
+			(execution) => execution.status !== 'running' && execution.status !== 'new',
+		);
+		const itemsOf = (node: string) => executions.flatMap((execution) => nodeOutput({ data: execution.data }, node));
+		const failed = executions.filter((execution) => execution.status !== 'success');
+		const problems = [
+			...expectThat(failed.length === 0, `${failed.length} execution(s) did not succeed`),
+			...CHECKS[example.file].check(itemsOf(example.lastNode), sandbox, 1, '', itemsOf),
+		];
+		report(
+			example.file,
+			problems,
+			`active at every minute, ${polling.registered.length} registrations in 3 rounds: ${executions.length} executions, ${itemsOf('New registration').length} registrations from the trigger, ${itemsOf(example.lastNode).length} item(s) from "${example.lastNode}"`,
+		);
+	}
+}
+
 async function smokeOneLine(version: string, tarball: string): Promise<boolean> {
 	console.log(`\nn8n ${version}`);
 	const sandbox = await Sandbox.start();
 	seedSampleData(sandbox.state);
-	const { n8n, examples } = await importExamples(version, tarball, sandbox);
+	const smtp = await startSmtpServer();
+	polling.registered = [];
+	polling.mails = smtp.mails;
+	const { n8n, examples } = await importExamples(version, tarball, sandbox, smtp.port);
 	let passed = true;
 	const report = (file: string, problems: string[], detail: string) => {
 		passed &&= problems.length === 0;
@@ -527,7 +616,7 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 		passed = (await checkDeadline(n8n)).length === 0 && passed;
 		passed = (await checkFloodedAnswer(n8n)).length === 0 && passed;
 
-		const triggered = examples.filter(({ file }) => CHECKS[file]?.start !== 'execute');
+		const triggered = examples.filter(({ file }) => !['execute', 'poll'].includes(CHECKS[file]?.start));
 		for (const example of triggered) await n8n.activate(example.workflow.id);
 		await n8n.start();
 		const cookie = await n8n.ownerSession();
@@ -555,9 +644,11 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 				);
 			}
 		}
+		await checkPolling(n8n, sandbox, examples, report);
 	} finally {
 		await n8n.stop();
 		await sandbox.stop();
+		await smtp.stop();
 		n8n.cleanUp();
 	}
 	const unchecked = readdirSync(join(root, 'examples')).filter(

@@ -37,20 +37,29 @@ export function listedRegistration(registration: StoredRegistration): Record<str
 	};
 }
 
-/**
- * One answer to a list request, `newestFirst` holding every match. `maxPageSize` is the largest page the service
- * gives, whatever `limit` asks for.
- */
+/** How a paged list is answered beyond the dialect: the quirks a real service shows. */
+export interface PageQuirks {
+	/** The largest page the service gives, whatever `limit` asks for (the real service's is 100). */
+	maxPageSize: number;
+	/**
+	 * Pages of 100 leave out this many of the newest records, which smaller pages show (the real service's public
+	 * client saw its first page at `limit=100` miss the newest records that `limit=1` showed).
+	 */
+	largePagesMissNewest: number;
+}
+
+/** One answer to a list request, `newestFirst` holding every match. */
 export function listAnswer<T>(
 	newestFirst: T[],
 	query: Record<string, string>,
 	dialect: ListDialect,
 	shape: (record: T) => unknown,
-	maxPageSize = MAX_PAGE_SIZE,
+	quirks: PageQuirks = { maxPageSize: MAX_PAGE_SIZE, largePagesMissNewest: 0 },
 ): unknown {
 	const limit = positiveWhole(query.limit, 'limit');
 	if (dialect === 'bare') return (limit === undefined ? newestFirst : newestFirst.slice(0, limit)).map(shape);
 	const page = positiveWhole(query.page, 'page') ?? 1;
-	const size = Math.min(limit ?? DEFAULT_PAGE_SIZE, maxPageSize);
-	return { data: newestFirst.slice((page - 1) * size, page * size).map(shape), total: newestFirst.length };
+	const size = Math.min(limit ?? DEFAULT_PAGE_SIZE, quirks.maxPageSize);
+	const listed = size >= MAX_PAGE_SIZE ? newestFirst.slice(quirks.largePagesMissNewest) : newestFirst;
+	return { data: listed.slice((page - 1) * size, page * size).map(shape), total: newestFirst.length };
 }

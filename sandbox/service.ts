@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { ListDialect } from './lists';
+import type { ListDialect, PageQuirks } from './lists';
 import { listAnswer, listedRegistration, MAX_PAGE_SIZE } from './lists';
 import { ObjectStorage } from './objectStorage';
 import type { RateLimitSettings } from './rateLimit';
@@ -96,8 +96,8 @@ export class Sandbox {
 	 */
 	listDialect: ListDialect = 'paged';
 
-	/** The largest page of a paged list, whatever `limit` asks for (the real service's is 100). */
-	maxPageSize = MAX_PAGE_SIZE;
+	/** Quirks of the paged lists (see lists.ts). */
+	pageQuirks: PageQuirks = { maxPageSize: MAX_PAGE_SIZE, largePagesMissNewest: 0 };
 
 	/** Whether GET /api/forms exists: the real service has it, the API document does not list it (404). */
 	listsForms = true;
@@ -148,7 +148,7 @@ export class Sandbox {
 		this.answerDelayMs = 0;
 		this.peakInFlight = 0;
 		this.listDialect = 'paged';
-		this.maxPageSize = MAX_PAGE_SIZE;
+		this.pageQuirks = { maxPageSize: MAX_PAGE_SIZE, largePagesMissNewest: 0 };
 		this.listsForms = true;
 		this.rateLimit = undefined;
 	}
@@ -273,7 +273,7 @@ export class Sandbox {
 		if (path === '/api/registrations' && method === 'GET') {
 			const matches = this.state.matchingRegistrations(request.query);
 			const shape = this.listDialect === 'paged' ? listedRegistration : (registration: unknown) => registration;
-			return { status: 200, body: listAnswer(matches, request.query, this.listDialect, shape, this.maxPageSize) };
+			return { status: 200, body: listAnswer(matches, request.query, this.listDialect, shape, this.pageQuirks) };
 		}
 		if (path === '/api/forms' && method === 'GET' && this.listsForms) {
 			return { status: 200, body: { data: this.state.forms } };

@@ -35,7 +35,7 @@ export class ProductRegistrationTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'The service sends a webhook for every registration to an HTTPS address you set by hand: copy the Production URL above (Webhook URLs) into the app in your shop admin — per form under Forms > the form > Settings > General > Webhook (older versions: one address under Settings > Advance Settings) — and activate this workflow. Use the Test URL while building the workflow.',
+					'The service sends a webhook for every registration to an HTTPS address you set by hand: copy the Production URL above (Webhook URLs) into the app in your shop admin — per form under Forms > the form > Settings > General > Webhook (older versions: one address under Settings > Advance Settings) — and activate this workflow. Use the Test URL while building the workflow. Without a public HTTPS address, use the Product Registration Poll Trigger.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',

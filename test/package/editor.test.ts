@@ -14,6 +14,7 @@ import {
 	neverShownProperties,
 	offeredCollectionOptions,
 	offeredOperations,
+	offeredValues,
 	parameterIssues,
 	shownProperties,
 	unsortedCollections,
@@ -199,10 +200,37 @@ describe('the editor: the form', () => {
 	});
 });
 
+describe('the editor: the poll trigger', () => {
+	const pollTrigger = built.pollTrigger();
+	const pollDescription = pollTrigger.description;
+	const fresh = editorParameters(pollDescription, {});
+
+	test('is a polling trigger: the editor adds Poll Times, and it asks for the credential', () => {
+		expect(pollDescription.polling).toBe(true);
+		expect(Object.keys(fresh)).toEqual(expect.arrayContaining(['pollTimes', 'event', 'formSlug']));
+		expect(pollDescription.credentials).toEqual([{ name: 'productRegistrationApi', required: true }]);
+		expect(pollDescription.displayName).not.toBe(built.trigger().description.displayName);
+	});
+
+	test('offers the event New Registration and a Form picked From List or By Slug, searched with a method it has', () => {
+		expect(offeredValues(pollDescription, fresh, 'event')).toEqual(['newRegistration']);
+		const form = pollDescription.properties.find((property) => property.name === 'formSlug')!;
+		expect(form.type).toBe('resourceLocator');
+		expect(form.modes?.map((mode) => mode.name)).toEqual(['list', 'id']);
+		expect(Object.keys(pollTrigger.methods?.listSearch ?? {})).toContain(form.modes?.[0].typeOptions?.searchListMethod);
+	});
+
+	test('a fresh node has no parameter issue and stores only values the editor offers', () => {
+		expect(parameterIssues(pollDescription, { parameters: {} })).toEqual([]);
+		expect(unsupportedValues(pollDescription.properties, fresh, pollDescription)).toEqual([]);
+	});
+});
+
 describe('the editor: the description itself', () => {
 	test('every displayOptions names a parameter and a value it can have', () => {
 		expect(displayOptionProblems(description)).toEqual([]);
 		expect(displayOptionProblems(built.trigger().description)).toEqual([]);
+		expect(displayOptionProblems(built.pollTrigger().description)).toEqual([]);
 	});
 
 	test('every parameter shows for some resource and operation', () => {
@@ -212,11 +240,13 @@ describe('the editor: the description itself', () => {
 	test('the options of every collection are in alphabetical order', () => {
 		expect(unsortedCollections(description)).toEqual([]);
 		expect(unsortedCollections(built.trigger().description)).toEqual([]);
+		expect(unsortedCollections(built.pollTrigger().description)).toEqual([]);
 	});
 
 	test('every default has the type of its parameter', () => {
 		expect(defaultTypeProblems(description)).toEqual([]);
 		expect(defaultTypeProblems(built.trigger().description)).toEqual([]);
+		expect(defaultTypeProblems(built.pollTrigger().description)).toEqual([]);
 		expect(defaultTypeProblems({ ...description, properties: built.credential().properties })).toEqual([]);
 	});
 
@@ -249,6 +279,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const OWN_TYPES: Record<string, () => INodeTypeDescription> = {
 	'n8n-nodes-product-registration.productRegistration': () => description,
 	'n8n-nodes-product-registration.productRegistrationTrigger': () => built.trigger().description,
+	'n8n-nodes-product-registration.productRegistrationPollTrigger': () => built.pollTrigger().description,
 };
 const WEBHOOK_TYPES = [
 	'n8n-nodes-product-registration.productRegistrationTrigger',

@@ -78,6 +78,7 @@ describe('the published package', () => {
 			loaded: [
 				{ name: 'productRegistration', inputs: ['main'], outputs: ['main'] },
 				{ name: 'productRegistrationTrigger', inputs: [], outputs: ['main'] },
+				{ name: 'productRegistrationPollTrigger', inputs: [], outputs: ['main'] },
 				{ name: 'productRegistrationApi' },
 			],
 		});
@@ -118,7 +119,7 @@ describe('the README', () => {
 		expect(readme).toContain('```sh\nnpm ci && npm run build && npm run demo\n```');
 	});
 
-	test('stays a user\'s document: at most 15,000 bytes, the measurements in docs/', () => {
+	test("stays a user's document: at most 15,000 bytes, the measurements in docs/", () => {
 		expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(15_000);
 	});
 
@@ -131,10 +132,11 @@ describe('the README', () => {
 					.replace(/ /g, '-'),
 			),
 		);
-		const codexLinks = ['ProductRegistration', 'ProductRegistrationTrigger'].flatMap((node) =>
-			JSON.stringify(JSON.parse(readFileSync(join(root, 'nodes', node, `${node}.node.json`), 'utf8'))).match(
-				/#[a-z0-9-]+/g,
-			),
+		const codexLinks = ['ProductRegistration', 'ProductRegistrationTrigger', 'ProductRegistrationPollTrigger'].flatMap(
+			(node) =>
+				JSON.stringify(JSON.parse(readFileSync(join(root, 'nodes', node, `${node}.node.json`), 'utf8'))).match(
+					/#[a-z0-9-]+/g,
+				),
 		);
 		const credentialLink = /documentationUrl = '[^#']*(#[a-z0-9-]+)'/.exec(
 			readFileSync(join(root, 'credentials', 'ProductRegistrationApi.credentials.ts'), 'utf8'),

@@ -153,7 +153,7 @@ describe('registration: Get Many over a paged list', () => {
 
 	test('Return All over 250 registrations from a service that gives 20 a page whatever is asked: its total carries the reading on', async () => {
 		seedMany(250);
-		sandbox().maxPageSize = 20;
+		sandbox().pageQuirks.maxPageSize = 20;
 
 		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
 

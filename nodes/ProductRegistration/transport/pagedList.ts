@@ -102,19 +102,21 @@ async function askForPage(
 }
 
 /**
- * One page of a list, for a person scrolling through it (the editor's From List): its records and whether the
- * service holds more after it. A bare array is all there is.
+ * One page of a list, for a person scrolling through it (the editor's From List) or a look at its newest records
+ * (the poll trigger): its records, whether the service holds more after it, and whether it answered in pages at all
+ * (a bare array is the whole list, or the first `pageSize` of it).
  */
 export async function readListPage(
 	this: ServiceContext,
 	list: ListRequest,
 	pageNumber: number,
-): Promise<{ records: IDataObject[]; more: boolean }> {
-	const { page } = await askForPage(this, list, 0, { page: pageNumber, limit: PAGE_SIZE });
-	if (page === undefined) return { records: [], more: false };
+	pageSize = PAGE_SIZE,
+): Promise<{ records: IDataObject[]; more: boolean; wrapped: boolean }> {
+	const { page } = await askForPage(this, list, 0, { page: pageNumber, limit: pageSize });
+	if (page === undefined) return { records: [], more: false, wrapped: false };
 	const more =
-		page.wrapped && (page.total !== undefined ? pageNumber * PAGE_SIZE < page.total : page.records.length >= PAGE_SIZE);
-	return { records: page.records.map(asObject), more };
+		page.wrapped && (page.total !== undefined ? pageNumber * pageSize < page.total : page.records.length >= pageSize);
+	return { records: page.records.map(asObject), more, wrapped: page.wrapped };
 }
 
 /**
@@ -144,6 +146,9 @@ export class PagedList {
 
 	/** True when a list that `mayBeAbsent` is not on this service (it answered 404). */
 	absent = false;
+
+	/** The records of the page read last, as the service listed them (those seen before included). */
+	lastPage: IDataObject[] = [];
 
 	constructor(
 		private readonly context: ServiceContext,
@@ -213,6 +218,7 @@ export class PagedList {
 			return this.end();
 		}
 		if (pageNumber === 1) this.firstPageSize = page.records.length;
+		this.lastPage = page.records.map(asObject);
 		this.total = page.total ?? this.total;
 		const added = this.add(page.records);
 		if (this.full || page.records.length === 0) return this.end();
@@ -223,7 +229,8 @@ export class PagedList {
 			}
 			// The API document's reading: no pages, and every record when asked without them.
 			const whole = await askForPage(this.context, this.list, this.itemIndex, this.limit ? { limit: this.limit } : {});
-			this.add(whole.page?.records ?? []);
+			this.lastPage = (whole.page?.records ?? []).map(asObject);
+			this.add(this.lastPage);
 			return this.end();
 		}
 		const readAll = this.total !== undefined ? this.byIdentity.size >= this.total : page.records.length < this.pageSize;

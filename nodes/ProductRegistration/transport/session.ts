@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, ILoadOptionsFunctions, INode } from 'n8n-workflow';
+import type { IExecuteFunctions, ILoadOptionsFunctions, INode, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { BASE_URL_SUFFIX } from '../../shared/serviceUrl';
@@ -6,8 +6,8 @@ import { executionScoped } from '../helpers/executionScope';
 
 export const CREDENTIAL_TYPE = 'productRegistrationApi';
 
-/** A run of the node, or a search the editor makes while the user picks a value (From List). */
-export type ServiceContext = IExecuteFunctions | ILoadOptionsFunctions;
+/** A run of the node, a search the editor makes while the user picks a value (From List), or a poll of the trigger. */
+export type ServiceContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
 
 /**
  * What every request of one run needs from the credential, worked out once per run: n8n reads a credential from its
@@ -75,7 +75,7 @@ export function serviceUrl(node: INode, session: ServiceSession, path: string, i
 	return `${session.root}/api/${path.replace(/^\/+/, '')}`;
 }
 
-/** The execution's Stop signal; an editor search has none. */
+/** The execution's Stop signal; an editor search and a poll have none. */
 export function cancelSignal(context: ServiceContext): AbortSignal | undefined {
 	return 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 }

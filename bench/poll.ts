@@ -1,0 +1,41 @@
+import { PollingTrigger } from '../harness/pollingTrigger';
+import { LATENCY_MS, startSandbox } from './cases';
+import type { Measurement } from './measure';
+import { measure } from './measure';
+
+/** What the poll trigger is measured on: a poll that finds nothing new, or one after a burst of 10,000. */
+export type PollWay = 'idle' | 'burst';
+
+export const BURST = 10_000;
+
+export interface PollFigures {
+	requests: number;
+	itemsOut: number;
+	distinctIds: number;
+}
+
+/**
+ * One poll of an active Poll Trigger, against the sandbox in its own process (20 ms a request), whose shop held 1,000
+ * registrations when the workflow was activated: with nothing new since, or after 10,000 new registrations.
+ */
+export async function measurePoll(way: PollWay): Promise<Measurement<PollFigures>> {
+	const sandbox = await startSandbox({ latencyMs: LATENCY_MS, registrations: 1000 });
+	try {
+		const poller = new PollingTrigger(
+			{ event: 'newRegistration' },
+			{ baseUrl: sandbox.baseUrl, accessToken: sandbox.token },
+		);
+		await poller.activate();
+		if (way === 'burst') await sandbox.setUp({ latencyMs: LATENCY_MS, registrations: BURST });
+		const before = await sandbox.requests();
+		const measured = await measure(async () => {
+			const { items, error } = await poller.poll();
+			if (error) throw error;
+			return { requests: 0, itemsOut: items.length, distinctIds: new Set(items.map((item) => item.json.id)).size };
+		});
+		measured.result.requests = (await sandbox.requests()) - before;
+		return measured;
+	} finally {
+		sandbox.stop();
+	}
+}
