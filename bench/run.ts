@@ -133,6 +133,18 @@ async function caseRow(id: string): Promise<Row> {
 		target('requests = 5 pages of listing + ceil(new / 100)', row.requests === 5 + 5, `${row.requests}`);
 	}
 	if (id === 'get-all') {
+		// 500 pages, one after another: each waits for the one before (the service lists the newest first).
+		target('500 pages of 100', row.requests === 500 && node.result.itemsOut === 50_000, `${row.requests}`);
+		target(
+			'within 1.5× of the floor',
+			row.wallMs <= 1.5 * floorMs,
+			`${times(row.wallMs / floorMs)} of ${seconds(floorMs)}`,
+		);
+		target('peak memory under 400 MB', node.peakMemoryGrowth < 400 * 1e6, `${row.peakMemoryGrowthMiB} MiB`);
+	}
+	if (id === 'get-all-bare') {
+		// A full first page, the same page again (no pages), then the whole list asked without them.
+		target('3 requests', row.requests === 3, `${row.requests}`);
 		target('50,000 items out in under 2 s', row.wallMs < 2000 && node.result.itemsOut === 50_000, seconds(row.wallMs));
 		target('peak memory under 400 MB', node.peakMemoryGrowth < 400 * 1e6, `${row.peakMemoryGrowthMiB} MiB`);
 	}

@@ -1,3 +1,4 @@
+import type { ListDialect } from '../sandbox/lists';
 import type { RateLimitSettings } from '../sandbox/rateLimit';
 import { Sandbox } from '../sandbox/service';
 import type { SandboxState } from '../sandbox/state';
@@ -19,6 +20,8 @@ export interface SandboxSetup {
 	rate?: RateLimitSettings;
 	/** Registrations of other customers in one form, the newest last. */
 	form?: { slug: string; registrations: number };
+	/** How lists are answered (the real service's pages by default). */
+	listDialect?: ListDialect;
 	registrations?: number;
 	/** Registrations to hold, as the API takes them. */
 	registrationRows?: Array<Record<string, unknown>>;
@@ -73,8 +76,17 @@ async function main(): Promise<void> {
 	const sandbox = await Sandbox.start();
 	process.on('message', (message: { type: string; setup?: SandboxSetup }) => {
 		if (message.type === 'setup' && message.setup) {
-			const { reset, latencyMs, inFlightLimit, rate, form, registrations, registrationRows, serialNumbers } =
-				message.setup;
+			const {
+				reset,
+				latencyMs,
+				inFlightLimit,
+				rate,
+				form,
+				listDialect,
+				registrations,
+				registrationRows,
+				serialNumbers,
+			} = message.setup;
 			if (reset) sandbox.reset();
 			sandbox.latencyMs = latencyMs;
 			if (registrations) seedRegistrations(sandbox.state, registrations);
@@ -90,6 +102,7 @@ async function main(): Promise<void> {
 				);
 			}
 			sandbox.limitRate(rate);
+			if (listDialect) sandbox.listDialect = listDialect;
 			if (inFlightLimit !== undefined) {
 				sandbox.faultPlan = () =>
 					sandbox.inFlight > inFlightLimit
