@@ -6,7 +6,7 @@ import { serviceRequest } from './serviceRequest';
 import type { ServiceContext } from './session';
 
 /**
- * Every list the node reads from the service, read whole. The service answers a list in one of two readings: the API
+ * Every list the node reads from the service, page by page. The service answers a list in one of two readings: the API
  * document's, a bare array of every match (`limit` cuts it); and the real service's, one page at a time, wrapped as
  * `{ data, total }` (`page` counted from 1, a small page when `limit` is absent, at most 100). Pages are asked for
  * with `page` and `limit` in both readings, one after the other, each an ordinary request (retries, Timeout, Stop
@@ -44,17 +44,18 @@ export interface ListRequest {
 	mayBeAbsent?: boolean;
 }
 
+/** A list as read from the service. */
 export interface ListRead {
 	/** Each record once, in the order the service listed them. */
-	records: IDataObject[];
+	readonly records: IDataObject[];
 	/** How many the service last said it holds, when it says. */
-	total?: number;
+	readonly total: number | undefined;
 	/** False when fewer records came back than `total` said, or the service repeated a full page without a total. */
-	complete: boolean;
+	readonly complete: boolean;
 	/** True when the answer held no list at all; `records` then holds that answer as one record. */
-	notAList: boolean;
+	readonly notAList: boolean;
 	/** True when a list that `mayBeAbsent` is not on this service (it answered 404). */
-	absent?: boolean;
+	readonly absent: boolean;
 }
 
 interface Page {
@@ -120,10 +121,10 @@ export async function readListPage(
 }
 
 /**
- * A list being read from the service a page at a time, by the rules above. Those who need the whole list call
- * readList; those who decide after a page (If Already Registered, the poll trigger) read page by page.
+ * A list being read from the service a page at a time, by the rules above: what has been read so far. Those who need
+ * the whole list call readList; those who decide after a page (If Already Registered, the poll trigger) read on here.
  */
-export class PagedList {
+export class PagedList implements ListRead {
 	private readonly byIdentity = new Map<string, IDataObject>();
 
 	private readonly pageSize: number;
@@ -138,13 +139,10 @@ export class PagedList {
 	/** Whether reading stopped at a page that brought nothing new and the list could not be read otherwise. */
 	private repeated = false;
 
-	/** How many records the service last said it holds, when it says. */
 	total: number | undefined;
 
-	/** True when the answer held no list at all; `records` then holds that answer as one record. */
 	notAList = false;
 
-	/** True when a list that `mayBeAbsent` is not on this service (it answered 404). */
 	absent = false;
 
 	/** The records of the page read last, as the service listed them (those seen before included). */
@@ -159,12 +157,10 @@ export class PagedList {
 		this.pageSize = Math.min(limit ?? PAGE_SIZE, PAGE_SIZE);
 	}
 
-	/** Each record read so far, once, in the order the service listed them. */
 	get records(): IDataObject[] {
 		return [...this.byIdentity.values()];
 	}
 
-	/** False when fewer records came back than `total` said, or the service repeated a full page without a total. */
 	get complete(): boolean {
 		if (this.full) return true;
 		return this.total !== undefined ? this.byIdentity.size >= this.total : !this.repeated;
@@ -241,16 +237,6 @@ export class PagedList {
 		this.ended = true;
 		return false;
 	}
-
-	result(): ListRead {
-		return {
-			records: this.records,
-			total: this.total,
-			complete: this.complete,
-			notAList: this.notAList,
-			absent: this.absent,
-		};
-	}
 }
 
 /** Reads a whole list (or its first `limit` records) from the service, page by page. */
@@ -262,7 +248,7 @@ export async function readList(
 ): Promise<ListRead> {
 	const reader = new PagedList(this, list, itemIndex, limit);
 	while (await reader.readPage());
-	return reader.result();
+	return reader;
 }
 
 /** Says in words how much of a list that came back incomplete was read. */
