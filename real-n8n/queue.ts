@@ -5,16 +5,16 @@ import { join } from 'node:path';
 
 import { Sandbox } from '../sandbox/service';
 import { writeDocsSection, writesDocs } from '../scripts/docsSection';
-import { CREDENTIAL } from './examples';
+import { CREDENTIAL, readExamples } from './examples';
 import type { ServerProcess } from './instance';
 import { freePort, N8N_LINES, packPackage, RealN8n, waitFor } from './instance';
 
 /**
  * `npm run test:queue`: the package in n8n's queue mode, as big shops run it — Redis, PostgreSQL, a main that takes
- * the webhooks and two workers (`--concurrency=10`) on this machine, each line of N8N_LINES — and what happens when a
- * worker dies with creates on the wire. Every part listens on 127.0.0.1 only and is stopped by its PID at the end,
- * also on failure. Not part of CI: it starts real servers and takes minutes. With --write-docs (and every phase run)
- * each line's output replaces that line's in docs/scale.md.
+ * the webhooks and two workers (`--concurrency=10`) on this machine, each line of N8N_LINES — what happens when a
+ * worker dies with creates on the wire, and the poll trigger while the main restarts. Every part listens on 127.0.0.1
+ * only and is stopped by its PID at the end, also on failure. Not part of CI: it starts real servers and takes
+ * minutes. With --write-docs (and every phase run) each line's output replaces that line's in docs/scale.md.
  */
 
 const CALLS = 1000;
@@ -32,7 +32,7 @@ const AFTER_CRASH_WAIT_MS = Number(process.env.QUEUE_CRASH_WAIT_MS ?? 180_000);
  */
 const CALLER_PATIENCE_MS = 240_000;
 const NOBODY = 'nobody';
-const ALL_PHASES = ['load', 'status', 'crash', 'upload'];
+const ALL_PHASES = ['load', 'status', 'crash', 'upload', 'poll'];
 /** The phases to run (all unless QUEUE_PHASES names some, e.g. "load,crash"). */
 const PHASES = process.env.QUEUE_PHASES?.split(',') ?? ALL_PHASES;
 
@@ -385,6 +385,15 @@ const httpRequestCreate = (
 /** The registration the upload case attaches its receipt to: the first one the sandbox makes after a reset. */
 const RECEIPT_REGISTRATION = 'R000001';
 
+/** The example the poll phase activates: each new registration set to Processing. */
+const POLL_EXAMPLE = 'confirm-new-registrations.json';
+/** The poll phase's rounds: how many customers register, and whether the main restarts meanwhile. */
+const POLL_ROUNDS = [
+	{ count: 1, mainRestarts: false },
+	{ count: 250, mainRestarts: false },
+	{ count: 1, mainRestarts: true },
+];
+
 /** Every workflow of the run, imported and activated before n8n starts (a running main does not see CLI changes). */
 function queueWorkflows(sandbox: Sandbox) {
 	return {
@@ -461,6 +470,8 @@ interface Run {
 	workers: ServerProcess[];
 	/** Starts a worker, in place of `replacing` (a dead one) if given. */
 	startWorker: (replacing?: ServerProcess) => Promise<void>;
+	/** Stops the main, does `whileStopped`, and starts it again (it reads workflows' activation only as it starts). */
+	restartMain: (whileStopped: () => Promise<void>) => Promise<void>;
 	say: Say;
 	check: Check;
 }
@@ -504,6 +515,9 @@ async function queueLine(version: string, tarball: string): Promise<LineReport> 
 		await n8n.importWorkflow(workflow);
 		await n8n.activate(workflow.id);
 	}
+	// Imported inactive: the poll phase activates it, so that it does not poll what the other phases register.
+	const pollExample = readExamples().find(({ file }) => file === POLL_EXAMPLE)!;
+	await n8n.importWorkflow(pollExample.workflow);
 
 	// Each process its own port, (2.x) its own port for the broker of its task runners and its own event log, as each
 	// container has its own disk. A worker started in place of a dead one takes over its event log, as a restarted
@@ -519,7 +533,8 @@ async function queueLine(version: string, tarball: string): Promise<LineReport> 
 		eventLogOf.set(server, eventLog);
 		return server;
 	};
-	const main = await started(['start'], 'n8nEventLog-main');
+	const startMain = async () => await started(['start'], 'n8nEventLog-main');
+	const main = await startMain();
 	const workers: ServerProcess[] = [];
 	const startWorker = async (replacing?: ServerProcess) => {
 		const eventLog = replacing ? eventLogOf.get(replacing)! : `n8nEventLog-worker-${workers.length + 1}`;
@@ -535,6 +550,11 @@ async function queueLine(version: string, tarball: string): Promise<LineReport> 
 		main,
 		workers,
 		startWorker,
+		restartMain: async (whileStopped) => {
+			killByPid(run.main.pid, true);
+			await whileStopped();
+			run.main = await startMain();
+		},
 		say: (line) => {
 			report.said.push(line);
 			console.log(`  ${line}`);
@@ -548,6 +568,7 @@ async function queueLine(version: string, tarball: string): Promise<LineReport> 
 	if (PHASES.includes('status')) await changeStatusOnWorkers(run);
 	if (PHASES.includes('crash')) for (const ifExists of ['skip', 'create'] as const) await crash(run, ifExists);
 	if (PHASES.includes('upload')) await uploadAcrossWorkers(run);
+	if (PHASES.includes('poll')) await pollOnTheMain(run, pollExample.workflow.id);
 	return report;
 }
 
@@ -795,9 +816,70 @@ async function uploadAcrossWorkers({ n8n, sandbox, say, check }: Run): Promise<v
 	const asset = attached();
 	const stored = asset ? Buffer.from(await (await fetch(asset.url)).arrayBuffer()) : undefined;
 	say(
-		`upload across processes (binary data in the database): webhook ${response.status}, the 3 MiB receipt ${stored?.equals(receipt) ? 'stored whole' : 'NOT stored whole'}, attached as ${asset ? `"${asset.name}" ${asset.url}` : 'nothing'}`,
+		`upload across processes (binary data in the database): webhook ${response.status}, the 3 MiB receipt ${stored?.equals(receipt) ? 'stored whole' : 'NOT stored whole'}, attached as ${asset ? `"${asset.name}"` : 'nothing'}`,
 	);
 	check(stored?.equals(receipt) === true, 'upload: the receipt was not stored whole or not attached');
+}
+
+/**
+ * The poll trigger in queue mode: n8n polls on the main and hands what a poll emits to the workers. The example that
+ * sets each new registration to Processing is activated, then customers register in POLL_ROUNDS, the last while the
+ * main restarts; each registration must be set to Processing exactly once, by executions the workers ran.
+ */
+async function pollOnTheMain(run: Run, workflowId: string): Promise<void> {
+	const { sandbox, say, check } = run;
+	sandbox.reset();
+	const before = lastExecutionId(run.postgresPort);
+	const jobsBefore = run.workers.map(jobsOf);
+	const polls = () => sandbox.requestsTo('GET', '/api/registrations').length;
+	await run.restartMain(async () => await run.n8n.activate(workflowId));
+	// The activation's one small request marks "now": registrations after it are new.
+	await waitUntil('the activation of the poll example', () => polls() > 0, 120_000);
+	const registered: string[] = [];
+	const register = (count: number) => {
+		const customers = Array.from({ length: count }, (_, index) => ({
+			productName: 'Kettle K1',
+			customerEmail: `poll-${registered.length + index + 1}@example.com`,
+		}));
+		registered.push(...sandbox.state.createRegistrations(customers).registrations.map(({ id }) => id));
+	};
+	const timesSetToProcessing = () =>
+		registered.map(
+			(id) =>
+				sandbox.state.registrations.get(id)?.statusHistory.filter(({ status }) => status === 'Processing').length ?? 0,
+		);
+	const rounds: string[] = [];
+	for (const { count, mainRestarts } of POLL_ROUNDS) {
+		const startedAt = Date.now();
+		if (mainRestarts) await run.restartMain(async () => register(count));
+		else register(count);
+		await waitUntil(
+			`${registered.length} registrations set to Processing`,
+			() => timesSetToProcessing().every((times) => times > 0),
+			240_000,
+		).catch(() => undefined);
+		const seconds = Math.round((Date.now() - startedAt) / 1000);
+		rounds.push(`${count}${mainRestarts ? ' while the main restarted' : ''} (through in ${seconds} s)`);
+	}
+	// One poll more, after which nothing may have come out again.
+	const pollsBefore = polls();
+	await waitUntil('one more poll', () => polls() > pollsBefore, 120_000).catch(() => undefined);
+	const executions = await settledExecutions(run, workflowId, before, 1);
+	const times = timesSetToProcessing();
+	const once = times.filter((count) => count === 1).length;
+	const again = times.filter((count) => count > 1).length;
+	const never = times.filter((count) => count === 0).length;
+	const jobs = run.workers.map((worker, slot) => jobsOf(worker) - (jobsBefore[slot] ?? 0));
+	say(
+		`poll trigger at every minute on the main, ${registered.length} registrations in rounds of ${rounds.join(', ')}: ${polls()} requests to the service, executions ${summarize(executions)}, workers ran ${jobs.join(' + ')}; set to Processing once ${once}, more than once ${again}, never ${never}`,
+	);
+	check(once === registered.length, `poll: ${once} of ${registered.length} set to Processing once`);
+	check(
+		executions.length > 0 && executions.every(({ status }) => status === 'success'),
+		`poll: executions ${summarize(executions)}`,
+	);
+	const ranOnWorkers = jobs.reduce((sum, count) => sum + count, 0);
+	check(ranOnWorkers === executions.length, `poll: the workers ran ${ranOnWorkers} of ${executions.length} executions`);
 }
 
 async function main(): Promise<void> {
