@@ -7,7 +7,7 @@ import { ApiError } from './state';
  *   20 records a page when `limit` is absent and at most 100, each registration as its public client reads it
  *   (the form's slug as `type`, extra fields under `fieldData`);
  * - `bare`, as the API document reads: an array of every match, cut to `limit` when given; `page` is ignored.
- * Both list the newest first, as the real service does.
+ * Both list the newest first, as the real service does, unless a quirk says otherwise.
  */
 export type ListDialect = 'paged' | 'bare';
 
@@ -46,7 +46,16 @@ export interface PageQuirks {
 	 * client saw its first page at `limit=100` miss the newest records that `limit=1` showed).
 	 */
 	largePagesMissNewest: number;
+	/** Lists the oldest first: the API document promises no order. */
+	oldestFirst: boolean;
 }
+
+/** A list answered as the real service answers it: pages of at most 100, nothing left out, the newest first. */
+export const usualPageQuirks = (): PageQuirks => ({
+	maxPageSize: MAX_PAGE_SIZE,
+	largePagesMissNewest: 0,
+	oldestFirst: false,
+});
 
 /** One answer to a list request, `newestFirst` holding every match. */
 export function listAnswer<T>(
@@ -54,12 +63,16 @@ export function listAnswer<T>(
 	query: Record<string, string>,
 	dialect: ListDialect,
 	shape: (record: T) => unknown,
-	quirks: PageQuirks = { maxPageSize: MAX_PAGE_SIZE, largePagesMissNewest: 0 },
+	quirks: PageQuirks = usualPageQuirks(),
 ): unknown {
 	const limit = positiveWhole(query.limit, 'limit');
-	if (dialect === 'bare') return (limit === undefined ? newestFirst : newestFirst.slice(0, limit)).map(shape);
+	const inOrder = (records: T[]) => (quirks.oldestFirst ? [...records].reverse() : records);
+	if (dialect === 'bare') {
+		const every = inOrder(newestFirst);
+		return (limit === undefined ? every : every.slice(0, limit)).map(shape);
+	}
 	const page = positiveWhole(query.page, 'page') ?? 1;
 	const size = Math.min(limit ?? DEFAULT_PAGE_SIZE, quirks.maxPageSize);
-	const listed = size >= MAX_PAGE_SIZE ? newestFirst.slice(quirks.largePagesMissNewest) : newestFirst;
+	const listed = inOrder(size >= MAX_PAGE_SIZE ? newestFirst.slice(quirks.largePagesMissNewest) : newestFirst);
 	return { data: listed.slice((page - 1) * size, page * size).map(shape), total: newestFirst.length };
 }

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { ListDialect, PageQuirks } from './lists';
-import { listAnswer, listedRegistration, MAX_PAGE_SIZE } from './lists';
+import { listAnswer, listedRegistration, usualPageQuirks } from './lists';
 import { ObjectStorage } from './objectStorage';
 import type { RateLimitSettings } from './rateLimit';
 import { RateLimit } from './rateLimit';
@@ -97,7 +97,7 @@ export class Sandbox {
 	listDialect: ListDialect = 'paged';
 
 	/** Quirks of the paged lists (see lists.ts). */
-	pageQuirks: PageQuirks = { maxPageSize: MAX_PAGE_SIZE, largePagesMissNewest: 0 };
+	pageQuirks: PageQuirks = usualPageQuirks();
 
 	/** Whether GET /api/forms exists: the real service has it, the API document does not list it (404). */
 	listsForms = true;
@@ -148,7 +148,7 @@ export class Sandbox {
 		this.answerDelayMs = 0;
 		this.peakInFlight = 0;
 		this.listDialect = 'paged';
-		this.pageQuirks = { maxPageSize: MAX_PAGE_SIZE, largePagesMissNewest: 0 };
+		this.pageQuirks = usualPageQuirks();
 		this.listsForms = true;
 		this.rateLimit = undefined;
 	}

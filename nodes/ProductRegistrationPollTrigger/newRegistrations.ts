@@ -7,13 +7,15 @@ import { PagedList, readList, readListPage } from '../ProductRegistration/transp
  * Which registrations are new since the last poll, read with as few requests as a quiet shop needs, and remembered
  * in the workflow's static data, bounded whatever the shop's volume.
  *
- * The service lists registrations the newest first. A registration is new when the trigger has not seen its ID and it
- * is not older than the newest one the trigger has emitted (the mark, by `createdAt`): a seen registration that was
- * deleted, or one created in the same millisecond as the mark, changes nothing. A poll first reads one small page;
- * only when all of it is new does it read on, a page of 100 at a time, until a page reaches registrations older
- * than the mark — so a poll holds only what is new, and a burst of many pages is read whole. A registration that
- * arrives while the poll reads pushes the others a place on: it is read once, by the next poll. The small page also
- * shows the newest registrations that the real service's pages of 100 were seen to leave out.
+ * The real service lists registrations the newest first, a page at a time. A registration is new when the trigger
+ * has not seen its ID and it is not older than the newest one the trigger has emitted (the mark, by `createdAt`): a
+ * seen registration that was deleted, or one created in the same millisecond as the mark, changes nothing. A poll
+ * first reads one small page; only when all of it is new does it read on, a page of 100 at a time, until a page
+ * reaches registrations older than the mark — so a poll holds only what is new, and a burst of many pages is read
+ * whole. A registration that arrives while the poll reads pushes the others a place on: it is read once, by the next
+ * poll. The small page also shows the newest registrations that the real service's pages of 100 were seen to leave
+ * out. The API document's bare array has no pages and promises no order: each poll reads it whole and puts it in the
+ * real service's order by `createdAt`.
  *
  * n8n saves static data after the poll that activated the workflow and with each poll that emits: the state changes
  * only then, so a poll that failed, or found nothing, leaves it as the next poll needs it — also after a restart.
@@ -53,6 +55,29 @@ function asItem(record: IDataObject): INodeExecutionData {
 	return { json: { ...record, fields: record.fields ?? fields } };
 }
 
+/** `records` the newest first by `createdAt`, those of the same moment (or none) in the order given. */
+function newestFirst(records: IDataObject[]): IDataObject[] {
+	return records
+		.map((record, position) => ({ record, position, createdAt: createdAtOf(record) ?? -Infinity }))
+		.sort((a, b) => (a.createdAt === b.createdAt ? a.position - b.position : b.createdAt - a.createdAt))
+		.map(({ record }) => record);
+}
+
+/**
+ * The newest registrations, the newest first, and whether the service holds more after them: the first page of `size`
+ * of a paged list, or all of a bare array (which holds more than `size` only when it was cut to it).
+ */
+async function newestPage(
+	run: IPollFunctions,
+	list: ListRequest,
+	size: number,
+): Promise<{ records: IDataObject[]; more: boolean }> {
+	const first = await readListPage.call(run, list, 1, size);
+	if (first.wrapped) return first;
+	const every = first.records.length < size ? first.records : (await readList.call(run, list, 0)).records;
+	return { records: newestFirst(every), more: false };
+}
+
 /** What the trigger remembers after `records` (the newest first), on top of what it remembered. */
 function remembered(list: string, records: IDataObject[], before: PollState): PollState {
 	const mark = records.reduce(
@@ -68,7 +93,7 @@ function remembered(list: string, records: IDataObject[], before: PollState): Po
 	return { list, mark: Number.isFinite(mark) ? mark : undefined, seen: [...new Set(ids)].slice(0, kept) };
 }
 
-/** The registrations new since `state`, as the service lists them (the newest first). */
+/** The registrations new since `state`, the newest first. */
 async function readNew(run: IPollFunctions, list: ListRequest, state: PollState): Promise<IDataObject[]> {
 	const seen = new Set(state.seen);
 	const isNew = (record: IDataObject) => {
@@ -77,7 +102,7 @@ async function readNew(run: IPollFunctions, list: ListRequest, state: PollState)
 		if (id !== undefined && seen.has(id)) return false;
 		return state.mark === undefined || createdAt === undefined || createdAt >= state.mark;
 	};
-	// The list is the newest first: past a registration seen or older than the mark, every one is known.
+	// The newest first: past a registration seen or older than the mark, every one is known.
 	const isOld = (record: IDataObject) => {
 		const id = idOf(record);
 		const createdAt = createdAtOf(record);
@@ -91,15 +116,9 @@ async function readNew(run: IPollFunctions, list: ListRequest, state: PollState)
 		for (const record of records.filter(isNew)) fresh.set(idOf(record) ?? JSON.stringify(record), record);
 	};
 
-	const first = await readListPage.call(run, list, 1, FIRST_PAGE_SIZE);
+	const first = await newestPage(run, list, FIRST_PAGE_SIZE);
 	keep(first.records);
-	if (first.records.some(isOld) || first.records.length < FIRST_PAGE_SIZE) return [...fresh.values()];
-	if (!first.wrapped) {
-		// The API document's reading answers no pages: the whole list, in an order it does not say.
-		keep((await readList.call(run, list, 0)).records);
-		return [...fresh.values()];
-	}
-	if (!first.more) return [...fresh.values()];
+	if (!first.more || first.records.some(isOld)) return [...fresh.values()];
 	const pages = new PagedList(run, list, 0);
 	for (;;) {
 		const more = await pages.readPage();
@@ -114,7 +133,7 @@ async function readNew(run: IPollFunctions, list: ListRequest, state: PollState)
  * moves the mark just past that moment.
  */
 async function startFromNow(run: IPollFunctions, list: ListRequest, listKey: string): Promise<PollState> {
-	const { records } = await readListPage.call(run, list, 1, FIRST_PAGE_SIZE);
+	const { records } = await newestPage(run, list, FIRST_PAGE_SIZE);
 	const state = remembered(listKey, records, {});
 	const { mark } = state;
 	if (mark === undefined || records.length < FIRST_PAGE_SIZE || records.some((record) => createdAtOf(record) !== mark))
@@ -141,7 +160,7 @@ export async function pollNewRegistrations(
 	// A poll is one run of requests: its own credential read and its own pace, not those of the polls before it.
 	const run = Object.create(this) as IPollFunctions;
 	if (this.getMode() === 'manual') {
-		const { records } = await readListPage.call(run, list, 1, 1);
+		const { records } = await newestPage(run, list, 1);
 		return records.length === 0 ? null : [[asItem(records[0])]];
 	}
 	const state = this.getWorkflowStaticData('node') as PollState;

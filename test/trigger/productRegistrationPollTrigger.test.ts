@@ -213,6 +213,21 @@ describe('Product Registration Poll Trigger', () => {
 		expect((await poller.poll()).items).toEqual([]);
 	});
 
+	test('a bare array in an order the API document does not promise (here the oldest first): activation emits nothing, each new registration comes once, Fetch Test Event gives the newest', async () => {
+		sandbox().listDialect = 'bare';
+		sandbox().pageQuirks.oldestFirst = true;
+		register(30);
+		const poller = trigger();
+		await poller.activate();
+
+		expect((await poller.poll()).items).toEqual([]);
+		const arrivals = register(3);
+		// Registered in one request, they share a moment: in a list of no promised order, no order among them either.
+		expect(ids((await poller.poll()).items).sort()).toEqual(arrivals);
+		expect((await poller.poll()).items).toEqual([]);
+		expect(arrivals).toContain(ids(await poller.fetchTestEvent())[0]);
+	});
+
 	test('a service that limits its rate slows a long poll down instead of failing it', async () => {
 		const poller = trigger();
 		await poller.activate();
