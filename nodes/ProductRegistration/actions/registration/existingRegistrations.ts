@@ -62,6 +62,18 @@ export function findSame(existing: ExistingRegistration[], entry: IDataObject): 
 	return existing.find(({ listed }) => sameRegistration(listed, asRegistration(entry)));
 }
 
+/** `values` in groups by `keyOf`, each group in the order its values came. */
+function groupedBy<K, V>(values: V[], keyOf: (value: V) => K): Map<K, V[]> {
+	const groups = new Map<K, V[]>();
+	for (const value of values) {
+		const key = keyOf(value);
+		const group = groups.get(key);
+		if (group === undefined) groups.set(key, [value]);
+		else group.push(value);
+	}
+	return groups;
+}
+
 function registrationsList(qs: IDataObject, what: string): ListRequest {
 	return { path: 'registrations', qs, resourceKey: 'registrations', what };
 }
@@ -133,15 +145,9 @@ async function listForCustomers(
 		// The lookups by e-mail say, each for its own rows, what went wrong.
 		return customers;
 	}
-	const records = listing.records;
+	const byEmail = groupedBy(listing.records, (record) => readListedRegistration(record).customerEmail?.toLowerCase());
 	// Without each record's e-mail the listing cannot say whose it is.
-	if (records.some((record) => readListedRegistration(record).customerEmail === undefined)) return customers;
-	const byEmail = new Map<string, IDataObject[]>();
-	for (const record of records) {
-		const key = readListedRegistration(record).customerEmail!.toLowerCase();
-		if (!byEmail.has(key)) byEmail.set(key, []);
-		byEmail.get(key)!.push(record);
-	}
+	if (byEmail.has(undefined)) return customers;
 	const stillToLookUp: Customer[] = [];
 	for (const customer of customers) {
 		const theirs = byEmail.get(customer.email.trim().toLowerCase()) ?? [];
@@ -164,13 +170,8 @@ async function listForCustomers(
  * fails only its customer's rows.
  */
 export async function findExisting(this: IExecuteFunctions, customers: Customer[]): Promise<void> {
-	const byForm = new Map<string | undefined, Customer[]>();
-	for (const customer of customers) {
-		if (!byForm.has(customer.formSlug)) byForm.set(customer.formSlug, []);
-		byForm.get(customer.formSlug)!.push(customer);
-	}
 	const lookups: Customer[] = [];
-	for (const [formSlug, ofForm] of byForm) lookups.push(...(await listForCustomers.call(this, formSlug, ofForm)));
+	for (const [formSlug, ofForm] of groupedBy(customers, (customer) => customer.formSlug)) lookups.push(...(await listForCustomers.call(this, formSlug, ofForm)));
 	await runConcurrently(lookups.length, DEFAULT_CONCURRENCY, false, async (index) => {
 		const customer = lookups[index];
 		customer.listed = await registrationsOf
