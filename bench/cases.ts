@@ -5,6 +5,7 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { countExpressionEvaluations } from '../harness/expressionCount';
 import { credentialUse, resetCredentialUse, runNode } from '../harness/workflowRunner';
 import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY } from '../nodes/ProductRegistration/actions/runItems';
+import { API_DOCUMENT } from '../sandbox/lists';
 import type { Measurement } from './measure';
 import { measure } from './measure';
 import type { SandboxReady, SandboxSetup, SandboxStats } from './sandboxProcess';
@@ -31,7 +32,7 @@ export interface BenchCase {
 	/** The records the service holds before the run. */
 	seed?: (
 		items: INodeExecutionData[],
-	) => Pick<SandboxSetup, 'registrations' | 'registrationRows' | 'serialNumbers' | 'listDialect'>;
+	) => Pick<SandboxSetup, 'registrations' | 'registrationRows' | 'serialNumbers' | 'dialect'>;
 	/** The same work done the naive way: one request per item, one after another, through the same engine. */
 	naive?: { parameters: INodeParameters; sample?: number };
 	/** How many requests run at once when done the node's way (for the floor: requests × latency / this). */
@@ -154,7 +155,7 @@ export const CASES: BenchCase[] = [
 		title: 'getAll returning 50,000 registrations, listed in one answer as the API document reads',
 		parameters: { resource: 'registration', operation: 'getAll', returnAll: true },
 		items: () => [{ json: {} }],
-		seed: () => ({ registrations: 50_000, listDialect: 'bare' }),
+		seed: () => ({ registrations: 50_000, dialect: API_DOCUMENT }),
 		concurrency: 1,
 	},
 	{

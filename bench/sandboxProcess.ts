@@ -20,8 +20,8 @@ export interface SandboxSetup {
 	rate?: RateLimitSettings;
 	/** Registrations of other customers in one form, the newest last. */
 	form?: { slug: string; registrations: number };
-	/** How lists are answered (the real service's pages by default). */
-	listDialect?: ListDialect;
+	/** How lists are answered (the real service's pages by default); see sandbox/lists.ts. */
+	dialect?: Partial<ListDialect>;
 	registrations?: number;
 	/** Registrations to hold, as the API takes them. */
 	registrationRows?: Array<Record<string, unknown>>;
@@ -76,17 +76,8 @@ async function main(): Promise<void> {
 	const sandbox = await Sandbox.start();
 	process.on('message', (message: { type: string; setup?: SandboxSetup }) => {
 		if (message.type === 'setup' && message.setup) {
-			const {
-				reset,
-				latencyMs,
-				inFlightLimit,
-				rate,
-				form,
-				listDialect,
-				registrations,
-				registrationRows,
-				serialNumbers,
-			} = message.setup;
+			const { reset, latencyMs, inFlightLimit, rate, form, dialect, registrations, registrationRows, serialNumbers } =
+				message.setup;
 			if (reset) sandbox.reset();
 			sandbox.latencyMs = latencyMs;
 			if (registrations) seedRegistrations(sandbox.state, registrations);
@@ -102,7 +93,7 @@ async function main(): Promise<void> {
 				);
 			}
 			sandbox.limitRate(rate);
-			if (listDialect) sandbox.listDialect = listDialect;
+			if (dialect) Object.assign(sandbox.dialect, dialect);
 			if (inFlightLimit !== undefined) {
 				sandbox.faultPlan = () =>
 					sandbox.inFlight > inFlightLimit

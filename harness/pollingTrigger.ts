@@ -36,6 +36,9 @@ export class PollingTrigger {
 	/** The static data as n8n's database holds it. */
 	private saved: IDataObject = {};
 
+	/** n8n 2.x's poll budget (its durable scheduler's poll timeout), in ms; none, as in n8n 1.x, when undefined. */
+	budgetMs: number | undefined;
+
 	private workflow!: Workflow;
 
 	private context!: PollContext;
@@ -70,10 +73,10 @@ export class PollingTrigger {
 			staticData: asSaved(this.saved),
 		});
 		const node = workflow.getNode(POLL_TRIGGER_NODE_NAME)!;
-		return {
-			workflow,
-			context: new PollContext(workflow, node, localAdditionalData(this.credentials), mode, activation),
-		};
+		const context = new PollContext(workflow, node, localAdditionalData(this.credentials), mode, activation);
+		// n8n-core 2.x hands the budget to its PollContext; 1.x has none (here: while budgetMs is undefined).
+		Object.assign(context, { getPollBudgetMs: () => this.budgetMs });
+		return { workflow, context };
 	}
 
 	private async runPoll(): Promise<INodeExecutionData[]> {
@@ -117,8 +120,8 @@ export class PollingTrigger {
 		return (await nodeType.poll!.call(context))?.[0] ?? [];
 	}
 
-	/** The node's static data as saved, to check its size. */
+	/** The trigger's static data as saved: what it remembers between polls. */
 	get savedState(): IDataObject {
-		return asSaved(this.saved);
+		return (asSaved(this.saved)[`node:${POLL_TRIGGER_NODE_NAME}`] ?? {}) as IDataObject;
 	}
 }

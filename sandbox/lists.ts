@@ -1,18 +1,64 @@
+import { createHash } from 'node:crypto';
+
 import type { StoredRegistration } from './state';
 import { ApiError } from './state';
 
 /**
- * How the sandbox answers a list, in either reading of the service:
- * - `paged`, as the real service does (../shared/notes/real-service.md): `{ data, total }`, `page` counted from 1,
- *   20 records a page when `limit` is absent and at most 100, each registration as its public client reads it
- *   (the form's slug as `type`, extra fields under `fieldData`);
- * - `bare`, as the API document reads: an array of every match, cut to `limit` when given; `page` is ignored.
- * Both list the newest first, as the real service does, unless a quirk says otherwise.
+ * How the sandbox answers a list. The API page leaves the list's shape, paging, order, the record's id key and the
+ * form of `createdAt` open; the real service shows one combination (../shared/notes/real-service.md). Each open
+ * question is a switch here, and the switches combine, so that tests can hold the node to every reading:
  */
-export type ListDialect = 'paged' | 'bare';
+export interface ListDialect {
+	/**
+	 * The answer's outline: a bare array (the API page's reading), `{ data, total }` (the real service's),
+	 * `{ data, meta: { total } }` (an older version of its client reads this), or `{ data }` without any total.
+	 */
+	shape: 'bare' | 'dataTotal' | 'dataMetaTotal' | 'dataOnly';
+	/** `page` (counted from 1) honoured, or ignored: every answer then starts at the list's start. */
+	pages: 'honoured' | 'ignored';
+	/**
+	 * `limit` honoured, cut to `cap` when it asks for more (the real service gives at most 100), or ignored: every
+	 * answer then holds `defaultPageSize` records, whatever was asked. Offsets follow the size actually given.
+	 */
+	limit: 'honoured' | 'capped' | 'ignored';
+	cap: number;
+	/** Records an answer holds when `limit` is absent (or ignored); a bare array without `limit` holds every match. */
+	defaultPageSize: number;
+	/** By `createdAt`, the newest first (the real service) or the oldest first; or in no order (stable, by a hash). */
+	order: 'newestFirst' | 'oldestFirst' | 'none';
+	/** The key a record's id is listed under, and whether the id is a number (the API page shows no format). */
+	idKey: 'id' | 'regId' | 'registrationId';
+	numericIds: boolean;
+	/** How `createdAt` is written: ISO with milliseconds, ISO to the second, ISO without a zone, epoch ms, or absent. */
+	createdAt: 'isoMilliseconds' | 'isoSeconds' | 'noZone' | 'epochMilliseconds' | 'absent';
+	/**
+	 * Answers of 100 records or more leave out this many of the newest ones, which smaller answers show (the real
+	 * service's public client saw its first page at `limit=100` miss the newest records that `limit=1` showed).
+	 */
+	largePagesMissNewest: number;
+}
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+/** The real service, as its public client reads it: pages of at most 100 (20 unless asked), wrapped, newest first. */
+export const REAL_SERVICE: Readonly<ListDialect> = {
+	shape: 'dataTotal',
+	pages: 'honoured',
+	limit: 'capped',
+	cap: 100,
+	defaultPageSize: 20,
+	order: 'newestFirst',
+	idKey: 'id',
+	numericIds: false,
+	createdAt: 'isoMilliseconds',
+	largePagesMissNewest: 0,
+};
+
+/** The API page's reading: a bare array of every match, cut by `limit`, no pages. */
+export const API_DOCUMENT: Readonly<ListDialect> = {
+	...REAL_SERVICE,
+	shape: 'bare',
+	pages: 'ignored',
+	limit: 'honoured',
+};
 
 function positiveWhole(value: string | undefined, name: string): number | undefined {
 	if (value === undefined) return undefined;
@@ -21,58 +67,82 @@ function positiveWhole(value: string | undefined, name: string): number | undefi
 	return number;
 }
 
-/** A registration as the real service lists it. */
-export function listedRegistration(registration: StoredRegistration): Record<string, unknown> {
+function writtenCreatedAt(createdAt: string, form: ListDialect['createdAt']): string | number | undefined {
+	switch (form) {
+		case 'isoMilliseconds':
+			return createdAt;
+		case 'isoSeconds':
+			return `${createdAt.slice(0, 19)}Z`;
+		case 'noZone':
+			return createdAt.slice(0, 19);
+		case 'epochMilliseconds':
+			return Date.parse(createdAt);
+		case 'absent':
+			return undefined;
+	}
+}
+
+/** A registration as the service lists it in this dialect (the real service's fields: `type`, `fieldData`). */
+export function listedRegistration(registration: StoredRegistration, dialect: ListDialect): Record<string, unknown> {
+	const number = Number(registration.id.replace(/\D/g, ''));
 	return {
-		id: registration.id,
+		[dialect.idKey]: dialect.numericIds ? number : registration.id,
 		productName: registration.productName,
 		customerEmail: registration.customerEmail,
 		customerName: registration.customerName,
 		serialNumbers: registration.serialNumbers,
 		purchaseDate: registration.purchaseDate,
-		createdAt: registration.createdAt,
+		createdAt: writtenCreatedAt(registration.createdAt, dialect.createdAt),
 		status: registration.status,
 		type: registration.formSlug,
 		fieldData: registration.fields,
 	};
 }
 
-/** How a paged list is answered beyond the dialect: the quirks a real service shows. */
-export interface PageQuirks {
-	/** The largest page the service gives, whatever `limit` asks for (the real service's is 100). */
-	maxPageSize: number;
-	/**
-	 * Pages of 100 leave out this many of the newest records, which smaller pages show (the real service's public
-	 * client saw its first page at `limit=100` miss the newest records that `limit=1` showed).
-	 */
-	largePagesMissNewest: number;
-	/** Lists the oldest first: the API document promises no order. */
-	oldestFirst: boolean;
+/** A fixed place for a record in a list of no order: where it lands does not depend on when it was made. */
+function scatter(id: string): string {
+	return createHash('sha1').update(id).digest('hex');
 }
 
-/** A list answered as the real service answers it: pages of at most 100, nothing left out, the newest first. */
-export const usualPageQuirks = (): PageQuirks => ({
-	maxPageSize: MAX_PAGE_SIZE,
-	largePagesMissNewest: 0,
-	oldestFirst: false,
-});
+/** The matching registrations in the dialect's order; `insertedLastFirst` is the order they were stored in, reversed. */
+function inOrder(insertedLastFirst: StoredRegistration[], order: ListDialect['order']): StoredRegistration[] {
+	const positioned = insertedLastFirst.map((registration, position) => ({ registration, position }));
+	const byCreation = (a: (typeof positioned)[0], b: (typeof positioned)[0]) =>
+		Date.parse(b.registration.createdAt) - Date.parse(a.registration.createdAt) || a.position - b.position;
+	if (order === 'newestFirst') positioned.sort(byCreation);
+	else if (order === 'oldestFirst') positioned.sort((a, b) => byCreation(b, a));
+	else positioned.sort((a, b) => scatter(a.registration.id).localeCompare(scatter(b.registration.id)));
+	return positioned.map(({ registration }) => registration);
+}
 
-/** One answer to a list request, `newestFirst` holding every match. */
-export function listAnswer<T>(
-	newestFirst: T[],
+/** One answer to a list request in this dialect; `insertedLastFirst` holds every match, the last stored first. */
+export function listAnswer(
+	insertedLastFirst: StoredRegistration[],
 	query: Record<string, string>,
 	dialect: ListDialect,
-	shape: (record: T) => unknown,
-	quirks: PageQuirks = usualPageQuirks(),
 ): unknown {
-	const limit = positiveWhole(query.limit, 'limit');
-	const inOrder = (records: T[]) => (quirks.oldestFirst ? [...records].reverse() : records);
-	if (dialect === 'bare') {
-		const every = inOrder(newestFirst);
-		return (limit === undefined ? every : every.slice(0, limit)).map(shape);
-	}
+	const asked = positiveWhole(query.limit, 'limit');
 	const page = positiveWhole(query.page, 'page') ?? 1;
-	const size = Math.min(limit ?? DEFAULT_PAGE_SIZE, quirks.maxPageSize);
-	const listed = inOrder(size >= MAX_PAGE_SIZE ? newestFirst.slice(quirks.largePagesMissNewest) : newestFirst);
-	return { data: listed.slice((page - 1) * size, page * size).map(shape), total: newestFirst.length };
+	let size: number;
+	if (asked === undefined || dialect.limit === 'ignored')
+		size = dialect.shape === 'bare' ? insertedLastFirst.length : dialect.defaultPageSize;
+	else size = dialect.limit === 'capped' ? Math.min(asked, dialect.cap) : asked;
+	const ordered = inOrder(insertedLastFirst, dialect.order);
+	const newestLeftOut = new Set(
+		size >= 100 ? inOrder(insertedLastFirst, 'newestFirst').slice(0, dialect.largePagesMissNewest) : [],
+	);
+	const listed = ordered.filter((registration) => !newestLeftOut.has(registration));
+	const start = dialect.pages === 'honoured' ? (page - 1) * size : 0;
+	const data = listed.slice(start, start + size).map((registration) => listedRegistration(registration, dialect));
+	const total = insertedLastFirst.length;
+	switch (dialect.shape) {
+		case 'bare':
+			return data;
+		case 'dataTotal':
+			return { data, total };
+		case 'dataMetaTotal':
+			return { data, meta: { total } };
+		case 'dataOnly':
+			return { data };
+	}
 }

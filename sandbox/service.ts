@@ -3,8 +3,8 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { ListDialect, PageQuirks } from './lists';
-import { listAnswer, listedRegistration, usualPageQuirks } from './lists';
+import type { ListDialect } from './lists';
+import { listAnswer, REAL_SERVICE } from './lists';
 import { ObjectStorage } from './objectStorage';
 import type { RateLimitSettings } from './rateLimit';
 import { RateLimit } from './rateLimit';
@@ -64,8 +64,8 @@ function readBody(request: IncomingMessage): Promise<string> {
 /**
  * An in-memory stand-in for the product-registration service: every endpoint of the API, the token checked in the
  * Authorization header or the body field `accessToken`, and uploads answered with pre-signed PUT addresses of a
- * real object storage. It speaks the real service's dialect by default (paged lists, its forms) and the API
- * document's on demand. Tests and the demo also use it to inject latency and faults.
+ * real object storage. It speaks the real service's dialect by default (paged lists, its forms) and, on demand, any
+ * other reading the API page leaves open (lists.ts). Tests and the demo also use it to inject latency and faults.
  */
 export class Sandbox {
 	/** Every request received, in order (tests assert what the service was sent). */
@@ -90,14 +90,8 @@ export class Sandbox {
 
 	state: SandboxState = new SandboxState();
 
-	/**
-	 * How lists are answered (see lists.ts): `paged` and wrapped as the real service does, or `bare` as the API
-	 * document reads.
-	 */
-	listDialect: ListDialect = 'paged';
-
-	/** Quirks of the paged lists (see lists.ts). */
-	pageQuirks: PageQuirks = usualPageQuirks();
+	/** How lists are answered (see lists.ts): the real service's reading unless a test picks another. */
+	dialect: ListDialect = { ...REAL_SERVICE };
 
 	/** Whether GET /api/forms exists: the real service has it, the API document does not list it (404). */
 	listsForms = true;
@@ -124,13 +118,7 @@ export class Sandbox {
 		const server = createServer();
 		await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
 		const { port } = server.address() as AddressInfo;
-		const sandbox = new Sandbox(
-			server,
-			storage,
-			token,
-			`http://127.0.0.1:${port}`,
-			options.uploadUrlTtlSeconds ?? 900,
-		);
+		const sandbox = new Sandbox(server, storage, token, `http://127.0.0.1:${port}`, options.uploadUrlTtlSeconds ?? 900);
 		// Nobody knows the port before start() returns, so no request can come before this listener.
 		server.on('request', (request, response) => void sandbox.handle(request, response));
 		return sandbox;
@@ -147,8 +135,7 @@ export class Sandbox {
 		this.latencyMs = 0;
 		this.answerDelayMs = 0;
 		this.peakInFlight = 0;
-		this.listDialect = 'paged';
-		this.pageQuirks = usualPageQuirks();
+		this.dialect = { ...REAL_SERVICE };
 		this.listsForms = true;
 		this.rateLimit = undefined;
 	}
@@ -180,6 +167,8 @@ export class Sandbox {
 	}
 
 	private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
+		// Every answer says when, by the service's clock (which tests may move on).
+		response.setHeader('date', this.state.now().toUTCString());
 		const rawBody = await readBody(request);
 		const parsedUrl = new URL(request.url ?? '/', 'http://sandbox');
 		const recorded: RecordedRequest = {
@@ -272,14 +261,16 @@ export class Sandbox {
 		}
 		if (path === '/api/registrations' && method === 'GET') {
 			const matches = this.state.matchingRegistrations(request.query);
-			const shape = this.listDialect === 'paged' ? listedRegistration : (registration: unknown) => registration;
-			return { status: 200, body: listAnswer(matches, request.query, this.listDialect, shape, this.pageQuirks) };
+			return { status: 200, body: listAnswer(matches, request.query, this.dialect) };
 		}
 		if (path === '/api/forms' && method === 'GET' && this.listsForms) {
 			return { status: 200, body: { data: this.state.forms } };
 		}
 		if (registrationPath && !registrationPath[2] && method === 'PUT') {
-			return { status: 200, body: this.state.updateRegistration(decodeURIComponent(registrationPath[1]), body.registration) };
+			return {
+				status: 200,
+				body: this.state.updateRegistration(decodeURIComponent(registrationPath[1]), body.registration),
+			};
 		}
 		if (registrationPath && registrationPath[2] && method === 'POST') {
 			return { status: 200, body: this.state.changeStatus(decodeURIComponent(registrationPath[1]), body) };

@@ -51,7 +51,18 @@ export interface StoredSerialNumber {
 }
 
 const CORE_FIELDS = ['productName', 'customerEmail', 'customerName', 'serialNumbers', 'purchaseDate'] as const;
-const CUSTOMER_FIELDS = ['id', 'firstName', 'lastName', 'address1', 'address2', 'city', 'State', 'country', 'postCode', 'phone'];
+const CUSTOMER_FIELDS = [
+	'id',
+	'firstName',
+	'lastName',
+	'address1',
+	'address2',
+	'city',
+	'State',
+	'country',
+	'postCode',
+	'phone',
+];
 
 function isObject(value: unknown): value is Json {
 	return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -100,7 +111,19 @@ export class SandboxState {
 	/** Picks among unregistered serials; tests may make it deterministic. */
 	random: () => number = Math.random;
 
-	createRegistrations(entries: unknown): { registrations: StoredRegistration[] } {
+	/** How far the service's clock is ahead of this machine's: tests move time on without waiting. */
+	clockAheadMs = 0;
+
+	/** The service's time now. */
+	now(): Date {
+		return new Date(Date.now() + this.clockAheadMs);
+	}
+
+	/**
+	 * Stores registrations as the service's form does. `createdAt` (ISO) dates them earlier than now: a registration
+	 * that a slow write or a server with its clock behind lists after newer ones.
+	 */
+	createRegistrations(entries: unknown, createdAt?: string): { registrations: StoredRegistration[] } {
 		if (!Array.isArray(entries) || entries.length === 0) {
 			throw new ApiError(400, 'registrations must be a non-empty array');
 		}
@@ -109,7 +132,8 @@ export class SandboxState {
 			const where = `registrations[${index}]`;
 			if (!isObject(entry)) throw new ApiError(422, `${where} must be an object`);
 			checkCoreFields(entry, where);
-			if ('type' in entry && typeof entry.type !== 'string') throw new ApiError(422, `${where}: type must be a form slug`);
+			if ('type' in entry && typeof entry.type !== 'string')
+				throw new ApiError(422, `${where}: type must be a form slug`);
 			if ('customer' in entry) {
 				const { customer } = entry;
 				if (!isObject(customer)) throw new ApiError(422, `${where}: customer must be an object`);
@@ -117,13 +141,23 @@ export class SandboxState {
 				if (unknown.length > 0) throw new ApiError(422, `${where}: unknown customer field ${unknown.join(', ')}`);
 			}
 		});
-		const created = (entries as Json[]).map((entry) => this.storeRegistration(entry));
+		const now = createdAt ?? this.now().toISOString();
+		const created = (entries as Json[]).map((entry) => this.storeRegistration(entry, now));
 		return { registrations: created };
 	}
 
-	private storeRegistration(entry: Json): StoredRegistration {
-		const { type, customer, productName, customerEmail, customerName, serialNumbers, purchaseDate, accessToken, ...fields } =
-			entry;
+	private storeRegistration(entry: Json, createdAt: string): StoredRegistration {
+		const {
+			type,
+			customer,
+			productName,
+			customerEmail,
+			customerName,
+			serialNumbers,
+			purchaseDate,
+			accessToken,
+			...fields
+		} = entry;
 		const registration: StoredRegistration = {
 			id: `R${String(this.nextRegistrationNumber++).padStart(6, '0')}`,
 			formSlug: typeof type === 'string' ? type : null,
@@ -137,7 +171,7 @@ export class SandboxState {
 			status: null,
 			isPublic: false,
 			statusHistory: [],
-			createdAt: new Date().toISOString(),
+			createdAt,
 		};
 		this.registrations.set(registration.id, registration);
 		this.markRegistered(registration);
@@ -164,7 +198,8 @@ export class SandboxState {
 		const registration = this.getRegistration(id);
 		if (!isObject(changes)) throw new ApiError(400, 'registration must be an object');
 		checkCoreFields(changes, 'registration');
-		if ('fields' in changes && !isObject(changes.fields)) throw new ApiError(422, 'registration: fields must be an object');
+		if ('fields' in changes && !isObject(changes.fields))
+			throw new ApiError(422, 'registration: fields must be an object');
 		for (const key of CORE_FIELDS) {
 			if (key in changes) (registration as unknown as Json)[key] = changes[key];
 		}
@@ -186,7 +221,7 @@ export class SandboxState {
 		) {
 			throw new ApiError(422, 'assets must be an array of objects with name and url');
 		}
-		const change: StatusChange = { status, isPublic, changedAt: new Date().toISOString() };
+		const change: StatusChange = { status, isPublic, changedAt: this.now().toISOString() };
 		if (note !== undefined) change.note = note;
 		if (assets !== undefined) change.assets = assets as StatusChange['assets'];
 		registration.status = status;
@@ -201,7 +236,7 @@ export class SandboxState {
 		return { id, deleted: true };
 	}
 
-	/** The registrations a list query matches (email, customerId, formSlug), the newest first. */
+	/** The registrations a list query matches (email, customerId, formSlug), the last stored first. */
 	matchingRegistrations(query: Record<string, string>): StoredRegistration[] {
 		return [...this.registrations.values()]
 			.filter(
@@ -224,7 +259,8 @@ export class SandboxState {
 				throw new ApiError(422, `${where}: serialNumber must be a non-empty string`);
 			}
 			for (const key of ['sku', 'customerTags']) {
-				if (key in entry && typeof entry[key] !== 'string') throw new ApiError(422, `${where}: ${key} must be a string`);
+				if (key in entry && typeof entry[key] !== 'string')
+					throw new ApiError(422, `${where}: ${key} must be a string`);
 			}
 		});
 		const created = (entries as Json[]).map((entry) => {

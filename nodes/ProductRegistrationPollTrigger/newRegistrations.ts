@@ -1,51 +1,94 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
-import type { ListRequest } from '../ProductRegistration/transport/pagedList';
-import { PagedList, readList, readListPage } from '../ProductRegistration/transport/pagedList';
+import {
+	createdAtOf,
+	customerEmailOf,
+	readCreatedAt,
+	registrationIdOf,
+} from '../ProductRegistration/helpers/listedRegistration';
+import type { ListRequest, ReadFrom } from '../ProductRegistration/transport/pagedList';
+import { listHabits, PagedList } from '../ProductRegistration/transport/pagedList';
 
 /**
- * Which registrations are new since the last poll, read with as few requests as a quiet shop needs, and remembered
- * in the workflow's static data, bounded whatever the shop's volume.
+ * Which registrations are new since the last poll — each emitted once, whatever the service's dialect — read with as
+ * few requests as a quiet shop needs, and remembered in the workflow's static data.
  *
- * The real service lists registrations the newest first, a page at a time. A registration is new when the trigger
- * has not seen its ID and it is not older than the newest one the trigger has emitted (the mark, by `createdAt`): a
- * seen registration that was deleted, or one created in the same millisecond as the mark, changes nothing. A poll
- * first reads one small page; only when all of it is new does it read on, a page of 100 at a time, until a page
- * reaches registrations older than the mark — so a poll holds only what is new, and a burst of many pages is read
- * whole. A registration that arrives while the poll reads pushes the others a place on: it is read once, by the next
- * poll. The small page also shows the newest registrations that the real service's pages of 100 were seen to leave
- * out. The API document's bare array has no pages and promises no order: each poll reads it whole and puts it in the
- * real service's order by `createdAt`.
+ * A registration is new when the trigger has not seen it: its id (or, for a service that lists none, what it was made
+ * with) is not among those remembered. What is remembered is bounded by time. A registration is listed at most
+ * LISTED_LATE_WITHIN_MS after it was made (a slow write, a server whose clock is behind), so one made before `since`
+ * was listed, and read, by an earlier poll. `since` is that long before the last complete poll began, by the service's
+ * clock (the `Date` of its answers) — or, when the service's `createdAt` names no zone, that long before the newest
+ * registration seen then. Each poll reads the registrations made since `since`, and remembers those it read (by id,
+ * with when they were made) until they fall behind it. Where they lie in the list depends on its order:
+ * - the newest first (the real service): from the list's start, until a window reaches registrations made before
+ *   `since` — and LISTED_LATE_WITHIN_MS more once the list shows it is in the order registrations were stored rather
+ *   than made (a registration newer than the one before it);
+ * - the oldest first: from about where they began at the last poll (`startAt`; the first window must start before
+ *   them) to the list's end;
+ * - in no order, or without `createdAt`: the whole list, each poll. Without `createdAt` every id listed is
+ *   remembered, which bounds the list the trigger can follow (MAX_REMEMBERED);
+ * - a bare array (the API page's reading) is one request for the whole list.
+ * The list reader makes every window after the first overlap what was read, so registrations added or deleted while
+ * a poll reads cannot hide another.
  *
- * n8n saves static data after the poll that activated the workflow and with each poll that emits: the state changes
- * only then, so a poll that failed, or found nothing, leaves it as the next poll needs it — also after a restart.
+ * Under n8n 2.x's durable scheduler a poll has a budget: a poll that would run past it stops, emits what it read, and
+ * the next poll goes on from there (`goOnAt`); `since` moves on only once a poll — or such a chain of them — has read
+ * all it had to.
+ *
+ * n8n saves static data after the poll that activated the workflow and with each poll that emits: the state only ever
+ * narrows what a later poll reads, so a poll that failed, found nothing, or was not saved before a restart leaves a
+ * state that still finds every registration not emitted.
  */
 
-/** The first page of each poll: what a quiet shop costs per poll. */
-export const FIRST_PAGE_SIZE = 10;
-/** IDs remembered besides those at the mark (for registrations the service lists without `createdAt`). */
-export const IDS_KEPT = 100;
-/** The most IDs remembered at the mark, for registrations created in the same millisecond. */
-export const IDS_AT_MARK_KEPT = 1000;
+/** How much later a registration may be listed than one made after it: the lateness the trigger allows for. */
+export const LISTED_LATE_WITHIN_MS = 2 * 60_000;
+/** The first window of each poll: what a quiet shop costs per poll. */
+export const FIRST_WINDOW = 10;
+/** Registrations a list without `createdAt` may hold: the trigger remembers each one's id. */
+export const MAX_REMEMBERED = 10_000;
+/** Of n8n's poll budget, the part the reading may use: the rest is for emitting. */
+const BUDGET_SHARE = 0.8;
+/** A `Date` header is to the second. */
+const DATE_PRECISION_MS = 1000;
+
+type ListOrder = 'newestFirst' | 'oldestFirst' | 'none';
 
 /** What the trigger remembers between polls, in the workflow's static data. */
 export interface PollState {
 	/** The list the state is about: the form's slug, or '' for every form. */
 	list?: string;
-	/** `createdAt` of the newest registration emitted (ms since the epoch). */
-	mark?: number;
-	/** IDs of the newest registrations seen, the newest first: all of those at the mark, and at least IDS_KEPT. */
-	seen?: string[];
+	/** The service's time when the last complete poll began (ms since the epoch), and whether `createdAt` can be
+	 * compared with it (the service names its zone): registrations made LISTED_LATE_WITHIN_MS before it are all read. */
+	startedAt?: number;
+	clocked?: boolean;
+	/** The newest `createdAt` read so far, and when the last complete poll began: for a service whose `createdAt` names
+	 * no zone, registrations made LISTED_LATE_WITHIN_MS before `newestBefore` are all read. */
+	newest?: number;
+	newestBefore?: number;
+	/** Registrations read that a later poll may read again, by identity, with when they were made (0: not listed). */
+	seen?: Record<string, number>;
+	/** How the service lists registrations, as learned: their order, and whether it answers bare (whole) lists. */
+	order?: ListOrder;
+	bare?: boolean;
+	/** In a list of the oldest first: about where the registrations made since `since` begin (an offset). */
+	startAt?: number;
+	/** A poll stopped by n8n's poll budget before the end of what it had to read: where the next one goes on... */
+	goOnAt?: number;
+	/** ...and `startedAt` and `newest` when that chain of polls began: a chain counts as one poll. */
+	chainStartedAt?: number;
+	newestAtChainStart?: number;
+	/** Set once the activation has read all it had to: from then on, what is new is emitted. */
+	started?: boolean;
 }
 
-function idOf(record: IDataObject): string | undefined {
-	const id = record.id;
-	return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
-}
-
-function createdAtOf(record: IDataObject): number | undefined {
-	const time = typeof record.createdAt === 'string' ? Date.parse(record.createdAt) : NaN;
-	return Number.isNaN(time) ? undefined : time;
+/** The registration's identity: its id, or — for a service that lists none — what it was made with. */
+function identityOf(record: IDataObject): string | undefined {
+	const id = registrationIdOf(record);
+	if (id !== undefined) return id;
+	const createdAt = createdAtOf(record);
+	if (createdAt === undefined) return undefined;
+	return JSON.stringify([createdAt, customerEmailOf(record), record.productName, record.serialNumbers]);
 }
 
 /** A registration as the trigger emits it: as listed, with its extra fields also under `fields`, as the webhook's. */
@@ -55,91 +98,263 @@ function asItem(record: IDataObject): INodeExecutionData {
 	return { json: { ...record, fields: record.fields ?? fields } };
 }
 
-/** `records` the newest first by `createdAt`, those of the same moment (or none) in the order given. */
-function newestFirst(records: IDataObject[]): IDataObject[] {
-	return records
-		.map((record, position) => ({ record, position, createdAt: createdAtOf(record) ?? -Infinity }))
-		.sort((a, b) => (a.createdAt === b.createdAt ? a.position - b.position : b.createdAt - a.createdAt))
-		.map(({ record }) => record);
-}
-
-/**
- * The newest registrations, the newest first, and whether the service holds more after them: the first page of `size`
- * of a paged list, or all of a bare array (which holds more than `size` only when it was cut to it).
- */
-async function newestPage(
-	run: IPollFunctions,
-	list: ListRequest,
-	size: number,
-): Promise<{ records: IDataObject[]; more: boolean }> {
-	const first = await readListPage.call(run, list, 1, size);
-	if (first.wrapped) return first;
-	const every = first.records.length < size ? first.records : (await readList.call(run, list, 0)).records;
-	return { records: newestFirst(every), more: false };
-}
-
-/** What the trigger remembers after `records` (the newest first), on top of what it remembered. */
-function remembered(list: string, records: IDataObject[], before: PollState): PollState {
-	const mark = records.reduce(
-		(newest, record) => Math.max(newest, createdAtOf(record) ?? -Infinity),
-		before.mark ?? -Infinity,
-	);
-	const ids = [...records.map(idOf), ...(before.seen ?? [])].filter((id): id is string => id !== undefined);
-	// Those remembered before may be at the mark too, when it has not moved.
-	const atMark =
-		records.filter((record) => createdAtOf(record) === mark).length +
-		(mark === before.mark ? (before.seen?.length ?? 0) : 0);
-	const kept = Math.min(Math.max(IDS_KEPT, atMark), IDS_AT_MARK_KEPT);
-	return { list, mark: Number.isFinite(mark) ? mark : undefined, seen: [...new Set(ids)].slice(0, kept) };
-}
-
-/** The registrations new since `state`, the newest first. */
-async function readNew(run: IPollFunctions, list: ListRequest, state: PollState): Promise<IDataObject[]> {
-	const seen = new Set(state.seen);
-	const isNew = (record: IDataObject) => {
-		const id = idOf(record);
+function newestOf(records: Iterable<IDataObject>, before?: number): number | undefined {
+	let newest = before;
+	for (const record of records) {
 		const createdAt = createdAtOf(record);
-		if (id !== undefined && seen.has(id)) return false;
-		return state.mark === undefined || createdAt === undefined || createdAt >= state.mark;
-	};
-	// The newest first: past a registration seen or older than the mark, every one is known.
-	const isOld = (record: IDataObject) => {
-		const id = idOf(record);
-		const createdAt = createdAtOf(record);
-		return (
-			(id !== undefined && seen.has(id)) ||
-			(state.mark !== undefined && createdAt !== undefined && createdAt < state.mark)
-		);
-	};
-	const fresh = new Map<string, IDataObject>();
-	const keep = (records: IDataObject[]) => {
-		for (const record of records.filter(isNew)) fresh.set(idOf(record) ?? JSON.stringify(record), record);
-	};
+		if (createdAt !== undefined && (newest === undefined || createdAt > newest)) newest = createdAt;
+	}
+	return newest;
+}
 
-	const first = await newestPage(run, list, FIRST_PAGE_SIZE);
-	keep(first.records);
-	if (!first.more || first.records.some(isOld)) return [...fresh.values()];
-	const pages = new PagedList(run, list, 0);
-	for (;;) {
-		const more = await pages.readPage();
-		keep(pages.lastPage);
-		if (!more || pages.lastPage.some(isOld)) return [...fresh.values()];
+/** The order a window shows by `createdAt`, mostly one way or the other; undefined while it cannot tell. */
+function orderShown(records: IDataObject[]): ListOrder | undefined {
+	const times = records.map(createdAtOf).filter((time): time is number => time !== undefined);
+	let newerFirst = 0;
+	let olderFirst = 0;
+	for (let index = 1; index < times.length; index++) {
+		if (times[index] < times[index - 1]) newerFirst += 1;
+		if (times[index] > times[index - 1]) olderFirst += 1;
+	}
+	if (newerFirst === olderFirst) return newerFirst === 0 ? undefined : 'none';
+	return newerFirst > olderFirst ? 'newestFirst' : 'oldestFirst';
+}
+
+/** Whether `createdAt` goes both up and down along a window. */
+function twoWays(records: IDataObject[]): boolean {
+	const times = records.map(createdAtOf).filter((time): time is number => time !== undefined);
+	const steps = times.slice(1).map((time, index) => Math.sign(time - times[index]));
+	return steps.includes(1) && steps.includes(-1);
+}
+
+/** One poll's reading of the list: its requests (the poll's own run), its budget, and every registration it read. */
+class PollReading {
+	/** Every registration read, by identity, in the order first read; and its offset in the list when read. */
+	readonly read = new Map<string, IDataObject>();
+
+	readonly offsets = new Map<string, number>();
+
+	/** Whether a registration without `createdAt` was read: the list is then followed by ids alone. */
+	untimed = false;
+
+	/** Whether every `createdAt` read names its zone, so it can be compared with the service's clock. */
+	zoned = true;
+
+	/** The service's time when the poll began: its first answer's `Date`, less that answer's time and precision. */
+	startedAt: number | undefined;
+
+	/** Whether a window listed registrations out of the order of `createdAt` (both newer and older after another). */
+	disordered = false;
+
+	/** Set when the poll stopped for its budget before reading all it had to: the offset to go on at. */
+	stoppedAt: number | undefined;
+
+	private slowestWindowMs = 0;
+
+	constructor(
+		readonly run: IPollFunctions,
+		readonly list: ListRequest,
+		private readonly deadline: number | undefined,
+	) {}
+
+	/** Reads one stretch of the list, a window at a time, until `done`, the list's end, or the budget. */
+	async stretch(
+		options: { from?: ReadFrom; firstWindow?: number },
+		done: (window: IDataObject[]) => boolean = () => false,
+	): Promise<PagedList> {
+		return await this.readOn(new PagedList(this.run, this.list, 0, options), done);
+	}
+
+	/** Reads on with `reader` until `done`, the list's end, or the budget. */
+	async readOn(reader: PagedList, done: (window: IDataObject[]) => boolean = () => false): Promise<PagedList> {
+		for (;;) {
+			if (this.deadline !== undefined && Date.now() + this.slowestWindowMs > this.deadline) {
+				this.stoppedAt = reader.lastWindowOffset;
+				return reader;
+			}
+			const started = Date.now();
+			const more = await reader.readWindow();
+			const tookMs = Date.now() - started;
+			this.slowestWindowMs = Math.max(this.slowestWindowMs, tookMs);
+			if (this.read.size === 0 && reader.firstAnsweredAt !== undefined)
+				this.startedAt ??= reader.firstAnsweredAt - tookMs - DATE_PRECISION_MS;
+			reader.lastWindow.forEach((record, index) => this.keep(record, reader.lastWindowOffset + index));
+			this.disordered ||= orderShown(reader.lastWindow) === 'none' || twoWays(reader.lastWindow);
+			if (!more || done(reader.lastWindow)) return reader;
+		}
+	}
+
+	private keep(record: IDataObject, offset: number): void {
+		const identity = identityOf(record);
+		if (identity === undefined) {
+			throw this.refusal(
+				'The service lists registrations with neither an ID nor createdAt, so the trigger cannot tell a new registration from one it has emitted',
+				'Use the Product Registration Trigger (a webhook) with this service.',
+			);
+		}
+		const createdAt = readCreatedAt(record);
+		if (createdAt === undefined) this.untimed = true;
+		else if (!createdAt.zoned) this.zoned = false;
+		if (!this.read.has(identity)) this.read.set(identity, record);
+		this.offsets.set(identity, offset);
+		if (this.untimed && this.read.size > MAX_REMEMBERED) {
+			throw this.refusal(
+				`The service lists registrations without createdAt, so the trigger remembers the ID of every registration it lists; this list holds more than ${MAX_REMEMBERED.toLocaleString('en-US')}`,
+				'Choose a Form to watch a shorter list, or use the Product Registration Trigger (a webhook).',
+			);
+		}
+	}
+
+	private refusal(message: string, description: string): NodeApiError {
+		return new NodeApiError(this.run.getNode(), { message }, { message, description });
 	}
 }
 
 /**
- * What the trigger remembers when it starts from now: the newest registrations, and every one made in the same moment
- * as the newest (one small request, unless that moment holds more than the first page). More of them than it keeps
- * moves the mark just past that moment.
+ * Since when registrations may be new: LISTED_LATE_WITHIN_MS before the last complete poll began, by the service's
+ * clock, or before the newest registration seen then; undefined before the activation has read anything.
  */
-async function startFromNow(run: IPollFunctions, list: ListRequest, listKey: string): Promise<PollState> {
-	const { records } = await newestPage(run, list, FIRST_PAGE_SIZE);
-	const state = remembered(listKey, records, {});
-	const { mark } = state;
-	if (mark === undefined || records.length < FIRST_PAGE_SIZE || records.some((record) => createdAtOf(record) !== mark))
-		return state;
-	const atMark = await readNew(run, list, { mark });
-	return atMark.length > IDS_AT_MARK_KEPT ? { ...state, mark: mark + 1 } : remembered(listKey, atMark, {});
+function sinceOf(state: PollState, reading: PollReading): number | undefined {
+	if (state.clocked && reading.zoned && state.startedAt !== undefined) return state.startedAt - LISTED_LATE_WITHIN_MS;
+	return state.newestBefore === undefined ? undefined : state.newestBefore - LISTED_LATE_WITHIN_MS;
+}
+
+/** What an activation reads back to: LISTED_LATE_WITHIN_MS before now (or before the newest registration). */
+function activationSince(reading: PollReading, window: IDataObject[]): number {
+	if (reading.zoned && reading.startedAt !== undefined) return reading.startedAt - LISTED_LATE_WITHIN_MS;
+	return (newestOf(window, newestOf(reading.read.values())) ?? 0) - LISTED_LATE_WITHIN_MS;
+}
+
+/**
+ * Reads what this poll must: every registration made since `since` (the whole list in no order or without
+ * `createdAt`), going on where a poll cut short stopped. Returns the list's order as learned.
+ */
+async function readSince(reading: PollReading, state: PollState): Promise<ListOrder> {
+	const seen = state.seen ?? {};
+	// Before this, every registration is older than `since`, also in a list in the order they were stored.
+	const floor = (window: IDataObject[]) =>
+		(sinceOf(state, reading) ?? activationSince(reading, window)) -
+		(reading.disordered || twoWays(window) ? LISTED_LATE_WITHIN_MS : 0);
+	const beforeFloor = (record: IDataObject, window: IDataObject[]) => (createdAtOf(record) ?? Infinity) < floor(window);
+	const reachesFloor = (window: IDataObject[]) => window.some((record) => beforeFloor(record, window));
+	const startsBeforeFloor = (window: IDataObject[]) => window.length > 0 && beforeFloor(window[0], window);
+	const toTheEnd = (offset: number, startsBefore: ReadFrom['startsBefore']) =>
+		reading.stretch({ from: { offset, startsBefore } });
+
+	let order = state.order;
+	if (state.goOnAt !== undefined) {
+		if (order !== 'newestFirst') {
+			await toTheEnd(state.goOnAt, () => true);
+			return order ?? 'none';
+		}
+		// What arrived at the list's start since, then on below what the cut-short poll read.
+		const isSeen = (record: IDataObject) => identityOf(record)! in seen;
+		const front = await reading.stretch(
+			{ firstWindow: FIRST_WINDOW },
+			(window) => window.some(isSeen) || reachesFloor(window),
+		);
+		const arrivals = front.records.filter((record) => !isSeen(record)).length;
+		if (!front.ended && reading.stoppedAt === undefined)
+			await reading.stretch(
+				{
+					from: {
+						offset: state.goOnAt + arrivals,
+						startsBefore: (window) => window.length > 0 && (isSeen(window[0]) || startsBeforeFloor(window)),
+					},
+				},
+				reachesFloor,
+			);
+		return order;
+	}
+	if (order === 'oldestFirst' && state.startAt !== undefined) {
+		await toTheEnd(state.startAt, startsBeforeFloor);
+		return order;
+	}
+
+	// The list's start: the newest end of a list of the newest first, and what shows the order of one not yet known.
+	const front = await reading.stretch({ firstWindow: FIRST_WINDOW }, (window) => {
+		order = reading.untimed ? 'none' : (orderShown(window) ?? order);
+		return order !== 'none' && order !== undefined && (order !== 'newestFirst' || reachesFloor(window));
+	});
+	order = reading.untimed ? 'none' : (order ?? 'newestFirst');
+	if (order === 'oldestFirst' && !front.ended && reading.stoppedAt === undefined) {
+		// The newest end is the list's end; without a total, the whole list is read to find it.
+		if (front.total === undefined) await reading.readOn(front);
+		else await toTheEnd(Math.max(0, front.total - FIRST_WINDOW), startsBeforeFloor);
+	}
+	return order;
+}
+
+/** The registrations read that are new: not seen before, and made since `since` (or listed without `createdAt`). */
+function newIn(reading: PollReading, state: PollState, since: number | undefined): IDataObject[] {
+	const seen = state.seen ?? {};
+	return [...reading.read.entries()]
+		.filter(([identity, record]) => {
+			if (identity in seen) return false;
+			const createdAt = createdAtOf(record);
+			return createdAt === undefined || since === undefined || createdAt >= since;
+		})
+		.map(([, record]) => record);
+}
+
+/** What the trigger remembers after this poll. */
+function stateAfter(reading: PollReading, state: PollState, order: ListOrder, activating: boolean): PollState {
+	const newest = newestOf(reading.read.values(), state.newest);
+	const cutShort = reading.stoppedAt !== undefined;
+	// A chain of polls cut short counts as one poll, begun when its first began.
+	const inChain = state.goOnAt !== undefined;
+	const began = {
+		startedAt: inChain ? state.chainStartedAt : reading.startedAt,
+		newest: inChain ? state.newestAtChainStart : activating ? newest : state.newest,
+	};
+	const next: PollState = {
+		list: state.list,
+		startedAt: cutShort ? state.startedAt : began.startedAt,
+		clocked: reading.zoned && reading.startedAt !== undefined,
+		newest,
+		newestBefore: cutShort ? state.newestBefore : began.newest,
+		order,
+		bare: listHabits(reading.run, reading.list.path).bare || undefined,
+		goOnAt: reading.stoppedAt,
+		chainStartedAt: cutShort ? began.startedAt : undefined,
+		newestAtChainStart: cutShort ? began.newest : undefined,
+		started: !activating || !cutShort || undefined,
+	};
+	const since = sinceOf(next, reading);
+
+	const seen: Record<string, number> = {};
+	const keep = (identity: string, createdAt: number) => {
+		if (reading.untimed || since === undefined || createdAt >= since) seen[identity] = createdAt;
+	};
+	// Without `createdAt`, a whole read shows every registration listed: those no longer listed are forgotten.
+	if (cutShort || !reading.untimed)
+		for (const [identity, createdAt] of Object.entries(state.seen ?? {})) keep(identity, createdAt);
+	for (const [identity, record] of reading.read) keep(identity, createdAtOf(record) ?? 0);
+	next.seen = seen;
+
+	if (order === 'oldestFirst' && since !== undefined) {
+		const offsets = [...reading.read.entries()]
+			.filter(([, record]) => (createdAtOf(record) ?? 0) >= since)
+			.map(([identity]) => reading.offsets.get(identity)!);
+		next.startAt = Math.max(0, (offsets.length > 0 ? Math.min(...offsets) : (state.startAt ?? 0)) - 1);
+	}
+	return next;
+}
+
+/** Registrations the oldest first: by `createdAt`, and those of one moment (or none) as the service stored them. */
+function oldestFirst(records: IDataObject[], order: ListOrder): IDataObject[] {
+	return records
+		.map((record, position) => ({ record, position: order === 'newestFirst' ? -position : position }))
+		.sort((a, b) => (createdAtOf(a.record) ?? 0) - (createdAtOf(b.record) ?? 0) || a.position - b.position)
+		.map(({ record }) => record);
+}
+
+/** The poll's deadline for reading: a share of n8n's poll budget (n8n 2.x), or none (n8n 1.x). */
+function readingDeadline(poll: IPollFunctions): number | undefined {
+	const budget = (poll as { getPollBudgetMs?: () => unknown }).getPollBudgetMs?.();
+	return typeof budget === 'number' && Number.isFinite(budget) && budget > 0
+		? Date.now() + budget * BUDGET_SHARE
+		: undefined;
 }
 
 /**
@@ -156,29 +371,30 @@ export async function pollNewRegistrations(
 		qs: formSlug === undefined ? {} : { formSlug },
 		resourceKey: 'registrations',
 		what: formSlug === undefined ? 'registrations' : `registrations of the form ${formSlug}`,
+		identify: identityOf,
 	};
+	const listKey = formSlug ?? '';
+	const manual = this.getMode() === 'manual';
+	const saved = this.getWorkflowStaticData('node') as PollState;
+	const anotherList = manual || saved.list !== listKey;
+	const state: PollState = anotherList ? { list: listKey } : saved;
+	// An activation cut short by the poll budget goes on at the next poll, and emits nothing either.
+	const activating = state.started !== true;
 	// A poll is one run of requests: its own credential read and its own pace, not those of the polls before it.
 	const run = Object.create(this) as IPollFunctions;
-	if (this.getMode() === 'manual') {
-		const { records } = await newestPage(run, list, 1);
-		return records.length === 0 ? null : [[asItem(records[0])]];
+	listHabits(run, list.path).bare = state.bare === true;
+	const reading = new PollReading(run, list, manual ? undefined : readingDeadline(this));
+
+	const order = await readSince(reading, state);
+	const read = [...reading.read.values()];
+	if (manual) {
+		// Without `createdAt` nothing tells the newest: the service's first is taken.
+		const newest = reading.untimed ? read[0] : oldestFirst(read, order).pop();
+		return newest === undefined ? null : [[asItem(newest)]];
 	}
-	const state = this.getWorkflowStaticData('node') as PollState;
-	const listKey = formSlug ?? '';
-	if (state.list !== listKey) {
-		Object.assign(state, await startFromNow(run, list, listKey));
-		return null;
-	}
-	const fresh = await readNew(run, list, state);
-	if (fresh.length === 0) return null;
-	Object.assign(state, remembered(listKey, fresh, state));
-	const oldestFirst = fresh
-		.map((record, position) => ({ record, position }))
-		.sort(
-			(a, b) =>
-				(createdAtOf(a.record) ?? 0) - (createdAtOf(b.record) ?? 0) ||
-				// The same moment, or none: the service lists the newest first.
-				b.position - a.position,
-		);
-	return [oldestFirst.map(({ record }) => asItem(record))];
+	const fresh = activating ? [] : newIn(reading, state, sinceOf(state, reading));
+	const next = stateAfter(reading, state, order, activating);
+	for (const key of Object.keys(saved)) delete (saved as IDataObject)[key];
+	Object.assign(saved, JSON.parse(JSON.stringify(next)) as PollState);
+	return fresh.length === 0 ? null : [oldestFirst(fresh, order).map(asItem)];
 }

@@ -3,6 +3,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { inlineItem, inlineReceipt, storagePuts, storedKey } from '../../harness/receipts';
 import { useSandbox } from '../../harness/sandbox';
 import { errorOf, runNode } from '../../harness/workflowRunner';
+import { API_DOCUMENT, REAL_SERVICE } from '../../sandbox/lists';
 
 const { sandbox, credentials } = useSandbox();
 
@@ -573,7 +574,6 @@ describe('If Already Registered', () => {
 		expect(outcomes(run.items)).toEqual(['skipped', 'created']);
 		expect(lookups().map((request) => request.query)).toEqual([
 			{ page: '1', limit: '100' },
-			{ page: '2', limit: '100' },
 			{ email: 'bo@example.com', page: '1', limit: '100' },
 		]);
 	});
@@ -717,7 +717,7 @@ describe('If Already Registered', () => {
 
 		expect(outcomes(run.items)).toEqual([
 			'skipped',
-			'The service said it holds 2 registrations for ann@example.com but listed 1: the list changed while it was read, or the service skipped some, so it is not known whether item 1 is registered already; nothing was sent for it. Run it again.',
+			"The service's list of registrations for ann@example.com may be incomplete (the service said it holds 2 but listed 1: some were added while the list was read, or the service left them out), so it is not known whether item 1 is registered already; nothing was sent for it. Run it again.",
 		]);
 		expect(posts()).toHaveLength(0);
 	});
@@ -817,6 +817,82 @@ describe('If Already Registered', () => {
 
 		expect(lookups()).toHaveLength(0);
 		expect(run.items.every((item) => item.json.outcome === undefined && typeof item.json.id === 'string')).toBe(true);
+	});
+});
+
+describe('If Already Registered in the dialects the API page leaves open', () => {
+	/** A sheet of `rows` rows for `customers` customers, a customer's rows together (five products each). */
+	const customerSheet = (rows: number, customers: number) =>
+		items(
+			...Array.from({ length: rows }, (_, index) => ({
+				Product: `Kettle K${index % 5}`,
+				Email: `customer${Math.floor(index / (rows / customers))}@example.com`,
+			})),
+		);
+	/** Registrations held twice: the same e-mail, product and form. */
+	const heldTwice = () => {
+		const keys = [...sandbox().state.registrations.values()].map((registration) =>
+			[registration.customerEmail, registration.productName, registration.formSlug].join('|'),
+		);
+		return keys.length - new Set(keys).size;
+	};
+
+	test.each([
+		['the API page reading: a bare array that limit cuts, no pages, no total', API_DOCUMENT],
+		['a bare array that limit cuts to 50 whatever is asked', { ...API_DOCUMENT, limit: 'capped', cap: 50 }],
+		['{ data } without a total', { ...REAL_SERVICE, shape: 'dataOnly' }],
+		['{ data } without a total, at most 50 a page', { ...REAL_SERVICE, shape: 'dataOnly', cap: 50 }],
+		['{ data, meta: { total } }, the oldest first', { ...REAL_SERVICE, shape: 'dataMetaTotal', order: 'oldestFirst' }],
+		['pages ignored, with a total', { ...REAL_SERVICE, pages: 'ignored' }],
+		['limit ignored: 20 a page', { ...REAL_SERVICE, limit: 'ignored' }],
+		['in no order, ids under regId as numbers', { ...REAL_SERVICE, order: 'none', idKey: 'regId', numericIds: true }],
+	] as const)(
+		'regression, %s: a 1,000-row sheet of 200 customers imported again with Skip creates nothing',
+		async (_, dialect) => {
+			sandbox().dialect = { ...dialect };
+			const first = await runNode({
+				parameters: createIfExists('skip'),
+				credentials: credentials(),
+				items: customerSheet(1000, 200),
+			});
+			expect(outcomes(first.items).filter((outcome) => outcome !== 'created')).toEqual([]);
+
+			const again = await runNode({
+				parameters: createIfExists('skip'),
+				credentials: credentials(),
+				items: customerSheet(1000, 200),
+			});
+
+			expect(outcomes(again.items).filter((outcome) => outcome !== 'skipped')).toEqual([]);
+			expect(sandbox().state.registrations.size).toBe(1000);
+			expect(heldTwice()).toBe(0);
+		},
+	);
+
+	test('registrations deleted while the listing is read hide none of the others: nothing is created twice', async () => {
+		await runNode({
+			parameters: createIfExists('create'),
+			credentials: credentials(),
+			items: customerSheet(1000, 200),
+		});
+		const deleted = [...sandbox().state.registrations.keys()].slice(-5);
+		sandbox().faultPlan = (request) => {
+			if (request.query.page === '2' && sandbox().state.registrations.has(deleted[0]))
+				for (const id of deleted) sandbox().state.deleteRegistration(id);
+			return undefined;
+		};
+
+		const again = await runNode({
+			parameters: createIfExists('skip'),
+			credentials: credentials(),
+			items: customerSheet(1000, 200),
+		});
+
+		// The five were read before they were deleted; without windows that overlap, five others would have been
+		// skipped over by the listing, taken as absent, and created a second time.
+		expect(outcomes(again.items).filter((outcome) => outcome !== 'skipped')).toEqual([]);
+		expect(sandbox().state.registrations.size).toBe(995);
+		expect(heldTwice()).toBe(0);
 	});
 });
 

@@ -1,5 +1,6 @@
 import { useSandbox } from '../../harness/sandbox';
 import { runNode } from '../../harness/workflowRunner';
+import { API_DOCUMENT } from '../../sandbox/lists';
 
 const { sandbox, credentials } = useSandbox();
 
@@ -137,44 +138,50 @@ describe('registration: Get Many', () => {
 });
 
 describe('registration: Get Many over a paged list', () => {
-	test('Return All over 250 registrations in pages of 100: three requests, every registration once', async () => {
+	test('Return All over 250 registrations in windows of up to 100, each starting at one already read: every registration once', async () => {
 		seedMany(250);
 
 		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
 
 		expect(pages()).toEqual([
 			{ page: '1', limit: '100' },
-			{ page: '2', limit: '100' },
-			{ page: '3', limit: '100' },
+			{ page: '2', limit: '99' },
+			{ page: '3', limit: '98' },
 		]);
 		expect(ids(result.items)).toEqual(newestFirst(250));
 		expect(result.hints).toEqual([]);
 	});
 
-	test('Return All over 250 registrations from a service that gives 20 a page whatever is asked: its total carries the reading on', async () => {
+	test('Return All over 250 registrations from a service that gives at most 20 a page: its total carries the reading on', async () => {
 		seedMany(250);
-		sandbox().pageQuirks.maxPageSize = 20;
+		sandbox().dialect.cap = 20;
 
 		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
 
-		expect(pages()).toHaveLength(13);
-		expect(pages()[12]).toEqual({ page: '13', limit: '100' });
+		expect(pages()[0]).toEqual({ page: '1', limit: '100' });
+		expect(
+			pages()
+				.slice(1)
+				.every((query) => Number(query.limit) <= 20),
+		).toBe(true);
+		expect(pages()).toHaveLength(17);
 		expect(ids(result.items)).toEqual(newestFirst(250));
+		expect(result.hints).toEqual([]);
 	});
 
-	test('Limit 150 over pages of 100: two requests, 150 registrations', async () => {
+	test('Limit 150 over windows of up to 100: two requests, 150 registrations', async () => {
 		seedMany(250);
 
 		const result = await runNode({ parameters: getAll({ returnAll: false, limit: 150 }), credentials: credentials() });
 
 		expect(pages()).toEqual([
 			{ page: '1', limit: '100' },
-			{ page: '2', limit: '100' },
+			{ page: '2', limit: '99' },
 		]);
 		expect(ids(result.items)).toEqual(newestFirst(250).slice(0, 150));
 	});
 
-	test('a 429 on the middle page is waited out and the reading resumes: every registration once', async () => {
+	test('a 429 on the middle window is waited out and the reading resumes: every registration once', async () => {
 		seedMany(250);
 		sandbox().faultPlan = (request) =>
 			request.query.page === '2' && pages().filter((query) => query.page === '2').length === 1
@@ -187,7 +194,7 @@ describe('registration: Get Many over a paged list', () => {
 		expect(ids(result.items)).toEqual(newestFirst(250));
 	});
 
-	test('a registration that arrives while the list is read (newest first) makes none come out twice, and the user is told', async () => {
+	test('a registration that arrives while the list is read (newest first) makes none come out twice, and the user is told the list grew', async () => {
 		seedMany(250);
 		sandbox().faultPlan = (request) => {
 			if (request.query.page === '2') seedMany(1, 'late@example.com');
@@ -197,55 +204,58 @@ describe('registration: Get Many over a paged list', () => {
 		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
 
 		expect(ids(result.items)).toEqual(newestFirst(250));
-		expect(pages().map((query) => query.page)).toEqual(['1', '2', '3', '4']);
 		expect(result.hints).toEqual([
-			'Item 0: The service said it holds 251 registrations but listed 250: the list changed while it was read, or the service skipped some. Run the node again to read the list anew.',
+			'Item 0: the list of registrations may be incomplete: the service said it holds 251 but listed 250: some were added while the list was read, or the service left them out. Run the node again to read the list anew.',
 		]);
 	});
 
-	test('fewer registrations than the total said: all that came are given, and the user is told', async () => {
-		sandbox().faultQueue.push({ status: 200, body: { data: [{ id: 1 }, { id: 2 }], total: 5 } });
-		sandbox().faultQueue.push({ status: 200, body: { data: [], total: 5 } });
+	test('regression: registrations deleted while the list is read hide none of the others', async () => {
+		seedMany(250);
+		const deleted = newestFirst(250).slice(0, 5);
+		sandbox().faultPlan = (request) => {
+			// Deletes registrations already read: pages that did not overlap would skip five of the rest.
+			if (request.query.page === '2' && sandbox().state.registrations.has(deleted[0]))
+				for (const id of deleted) sandbox().state.deleteRegistration(id);
+			return undefined;
+		};
 
 		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
 
-		expect(ids(result.items)).toEqual([1, 2]);
-		expect(pages()).toHaveLength(2);
-		expect(result.hints).toEqual([
-			'Item 0: The service said it holds 5 registrations but listed 2: the list changed while it was read, or the service skipped some. Run the node again to read the list anew.',
-		]);
-	});
-
-	test('the total is also read under meta.total', async () => {
-		sandbox().faultQueue.push({ status: 200, body: { data: [{ id: 1 }], meta: { total: 2 } } });
-		sandbox().faultQueue.push({ status: 200, body: { data: [{ id: 2 }], meta: { total: 2 } } });
-
-		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
-
-		expect(ids(result.items)).toEqual([1, 2]);
-		expect(pages()).toHaveLength(2);
+		expect(ids(result.items)).toEqual(newestFirst(250));
 		expect(result.hints).toEqual([]);
 	});
 
-	test('a service that ignores page: the reading stops at the page that brings nothing new, and the user is told', async () => {
-		const firstPage = { data: Array.from({ length: 100 }, (_, index) => ({ id: index })), total: 300 };
-		sandbox().faultPlan = () => ({ status: 200, body: firstPage });
+	test('pages of 100 that leave out the newest registrations: all that came are given, and the user is told', async () => {
+		seedMany(250);
+		sandbox().dialect.largePagesMissNewest = 3;
+
+		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
+
+		expect(ids(result.items)).toEqual(newestFirst(250).slice(3));
+		expect(result.hints).toEqual([
+			'Item 0: the list of registrations may be incomplete: the service said it holds 250 but listed 247: some were added while the list was read, or the service left them out. Run the node again to read the list anew.',
+		]);
+	});
+
+	test('a service that ignores page: the reading stops at the window that starts over, and the user is told', async () => {
+		seedMany(300);
+		sandbox().dialect.pages = 'ignored';
 
 		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
 
 		expect(pages()).toHaveLength(2);
 		expect(result.items).toHaveLength(100);
 		expect(result.hints).toEqual([
-			'Item 0: The service said it holds 300 registrations but listed 100: the list changed while it was read, or the service skipped some. Run the node again to read the list anew.',
+			'Item 0: the list of registrations may be incomplete: the service ignores page. Run the node again to read the list anew.',
 		]);
 	});
 
 	test('a service that never stops answering new records ends in a clear error, not a loop', async () => {
-		let next = 0;
-		sandbox().faultPlan = () => ({
-			status: 200,
-			body: { data: Array.from({ length: 100 }, () => ({ id: next++ })) },
-		});
+		sandbox().faultPlan = (request) => {
+			const limit = Number(request.query.limit);
+			const from = (Number(request.query.page) - 1) * limit;
+			return { status: 200, body: { data: Array.from({ length: limit }, (_, index) => ({ id: from + index })) } };
+		};
 
 		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
 
@@ -256,12 +266,62 @@ describe('registration: Get Many over a paged list', () => {
 	}, 60_000);
 });
 
-describe('registration: Get Many, the API document reading (a bare array)', () => {
-	beforeEach(() => {
-		sandbox().listDialect = 'bare';
+describe('registration: Get Many in the dialects the API page leaves open', () => {
+	test.each([
+		['{ data, meta: { total } }', { shape: 'dataMetaTotal' }],
+		['{ data } without a total', { shape: 'dataOnly' }],
+		['the oldest first', { order: 'oldestFirst' }],
+		['in no order', { order: 'none' }],
+		['ids under regId, as numbers', { idKey: 'regId', numericIds: true }],
+		['ids under registrationId', { idKey: 'registrationId' }],
+		['at most 50 a page, without a total', { shape: 'dataOnly', cap: 50 }],
+	] as const)(
+		'%s: Return All gives each of 250 registrations once, and says nothing is missing',
+		async (_, dialect) => {
+			seedMany(250);
+			Object.assign(sandbox().dialect, dialect);
+
+			const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
+
+			const listed = result.items.map((item) => String(item.json.id ?? item.json.regId ?? item.json.registrationId));
+			expect(new Set(listed).size).toBe(250);
+			expect(listed).toHaveLength(250);
+			expect(result.hints).toEqual([]);
+		},
+	);
+
+	test('{ data } without a total, 250 registrations: one window more than pages would take, to be sure of the end', async () => {
+		seedMany(250);
+		sandbox().dialect.shape = 'dataOnly';
+
+		await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
+
+		expect(pages()).toEqual([
+			{ page: '1', limit: '100' },
+			{ page: '2', limit: '99' },
+			{ page: '3', limit: '98' },
+		]);
 	});
 
-	test('one request when the list is shorter than a page', async () => {
+	test('a service that gives 20 a page whatever is asked: every registration once, and the user is told pages could not overlap', async () => {
+		seedMany(250);
+		Object.assign(sandbox().dialect, { limit: 'ignored', defaultPageSize: 20 });
+
+		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
+
+		expect(ids(result.items)).toEqual(newestFirst(250));
+		expect(result.hints).toEqual([
+			'Item 0: the list of registrations may be incomplete: the service gives 20 records a page whatever is asked, so its pages cannot overlap and a record deleted while the list was read could hide another. Run the node again to read the list anew.',
+		]);
+	});
+});
+
+describe('registration: Get Many, the API document reading (a bare array)', () => {
+	beforeEach(() => {
+		sandbox().dialect = { ...API_DOCUMENT };
+	});
+
+	test('one request when the list is shorter than any page', async () => {
 		seed();
 
 		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
@@ -270,12 +330,12 @@ describe('registration: Get Many, the API document reading (a bare array)', () =
 		expect(result.items.map((item) => item.json.productName)).toEqual(['Blender B3', 'Toaster T2', 'Kettle K1']);
 	});
 
-	test('Return All over 250: a full page, then the same page again (no pages), then the whole list asked without them', async () => {
+	test('Return All over 250: a window of 100, then the whole list asked without pages, in one answer', async () => {
 		seedMany(250);
 
 		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
 
-		expect(pages()).toEqual([{ page: '1', limit: '100' }, { page: '2', limit: '100' }, {}]);
+		expect(pages()).toEqual([{ page: '1', limit: '100' }, {}]);
 		expect(ids(result.items)).toEqual(newestFirst(250));
 		expect(result.hints).toEqual([]);
 	});
@@ -285,7 +345,17 @@ describe('registration: Get Many, the API document reading (a bare array)', () =
 
 		const result = await runNode({ parameters: getAll({ returnAll: false, limit: 150 }), credentials: credentials() });
 
-		expect(pages()).toEqual([{ page: '1', limit: '100' }, { page: '2', limit: '100' }, { limit: '150' }]);
+		expect(pages()).toEqual([{ page: '1', limit: '100' }, { limit: '150' }]);
 		expect(ids(result.items)).toEqual(newestFirst(250).slice(0, 150));
+	});
+
+	test('regression: a bare array that limit cuts to 50 whatever is asked is still read whole', async () => {
+		seedMany(250);
+		Object.assign(sandbox().dialect, { limit: 'capped', cap: 50 });
+
+		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
+
+		expect(pages()).toEqual([{ page: '1', limit: '100' }, {}]);
+		expect(ids(result.items)).toEqual(newestFirst(250));
 	});
 });

@@ -2,7 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 /**
  * What the node reads of a registration the service lists. The list answer's item shape is not documented: the
- * fields are read under the names the API takes on creation, and whatever is missing stays undefined.
+ * fields are read under the names the API takes on creation, and whatever is missing stays undefined. Each key that
+ * decides what the node does — the id, the e-mail, `createdAt` — is read by one function here, and nowhere else.
  */
 export interface ListedRegistration {
 	id?: string;
@@ -25,9 +26,44 @@ function texts(value: unknown): string[] | undefined {
 	return list.length === 0 ? undefined : list;
 }
 
+/** The registration's id, under whichever key the service lists it (`id`, `regId`, `registrationId`), as text. */
+export function registrationIdOf(record: IDataObject): string | undefined {
+	return text(record.id) ?? text(record.regId) ?? text(record.registrationId);
+}
+
+/** The customer e-mail as listed, compared without case. */
+export function customerEmailOf(record: IDataObject): string | undefined {
+	return text(record.customerEmail)?.toLowerCase();
+}
+
+/**
+ * When the registration was made, in ms since the epoch, and whether the service said in which zone: from ISO text
+ * (one without a zone read as UTC, so that every record is read alike) or epoch milliseconds (a number or digits; a
+ * number too small for milliseconds is seconds).
+ */
+export function readCreatedAt(record: IDataObject): { time: number; zoned: boolean } | undefined {
+	const value = record.createdAt;
+	const digits = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+	if (typeof digits === 'number') {
+		return Number.isFinite(digits) ? { time: digits < 1e11 ? digits * 1000 : digits, zoned: true } : undefined;
+	}
+	if (typeof digits !== 'string' || digits.trim() === '') return undefined;
+	const written = digits.trim();
+	const withoutZone = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$/.test(written);
+	const time = Date.parse(
+		withoutZone ? `${written.replace(' ', 'T')}${written.length > 10 ? '' : 'T00:00'}Z` : written,
+	);
+	return Number.isNaN(time) ? undefined : { time, zoned: !withoutZone };
+}
+
+/** When the registration was made, in ms since the epoch (see readCreatedAt). */
+export function createdAtOf(record: IDataObject): number | undefined {
+	return readCreatedAt(record)?.time;
+}
+
 export function readListedRegistration(record: IDataObject): ListedRegistration {
 	return {
-		id: text(record.id) ?? text(record.regId) ?? text(record.registrationId),
+		id: registrationIdOf(record),
 		productName: text(record.productName),
 		customerEmail: text(record.customerEmail),
 		customerName: text(record.customerName),

@@ -1,35 +1,50 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { executionScoped } from '../helpers/executionScope';
+import { registrationIdOf } from '../helpers/listedRegistration';
 import { asObject, listIn } from '../helpers/values';
 import { serviceRequest } from './serviceRequest';
 import type { ServiceContext } from './session';
 
 /**
- * Every list the node reads from the service, page by page. The service answers a list in one of two readings: the API
- * document's, a bare array of every match (`limit` cuts it); and the real service's, one page at a time, wrapped as
- * `{ data, total }` (`page` counted from 1, a small page when `limit` is absent, at most 100). Pages are asked for
- * with `page` and `limit` in both readings, one after the other, each an ordinary request (retries, Timeout, Stop
- * and the run's pace), and each record is given once, by `id`: the real service lists the newest first, so a record
- * that arrives while the list is read pushes the others one place on.
+ * Every list the node reads from the service. The API page leaves a list's shape, paging and order open, and the real
+ * service pages it (../shared/notes/real-service.md), so a list is read in windows, each an ordinary request (retries,
+ * Timeout, Stop, the run's pace), and each record is given once, by its id:
  *
- * Reading stops, in this order of checks on each page:
- * 1. the records wanted (a Limit) are in hand;
- * 2. the page is empty;
- * 3. the page brings no record not seen before: the service ignores `page`. A bare array is then asked for once more
- *    without `page`, which the API document's reading answers with every record;
- * 4. `total` is known (the newest page's) and as many records are in hand — or, without a `total`, the page holds
- *    fewer records than asked for;
- * 5. past MAX_PAGES pages, which ends in an error rather than a loop.
+ * - The first window starts at the list's start. **Every later window starts at a record already read**: the service
+ *   counts pages as `(page - 1) × limit`, so the node picks `page` and `limit` to make each window overlap the last. A
+ *   window that holds a record already read continues the list without a gap, whatever was added or deleted before
+ *   it meanwhile (a deletion moves the later records one place up, so pages that do not overlap can skip one). A
+ *   window that holds none is asked for again further back (or on, when the service's total grew by more than a
+ *   window), a few times, before the read ends saying that the list changed too much while it was read.
+ * - A bare array (the API page's reading) has no pages: the list is asked for whole, without `page` and `limit`,
+ *   in one request, which the API page reads as every match. Once a run has seen one, its lists are asked whole.
+ * - The read ends when a Limit is reached, when a window reaches the service's `total`, when a window is shorter than
+ *   the service has shown it gives (so it is the list's end, not the service's page size), or when `page` turns out
+ *   to be ignored (the list's start again). Without a `total`, a read may take one window more to be sure.
+ * - A read that cannot be sure it holds every record that existed while it was read says why (`gap`): the service
+ *   listed fewer than its total, ignores `page`, gives a fixed page size that windows cannot overlap, or changed
+ *   too much. Callers show it (Get Many) or do not trust the list to prove a registration absent (If Already
+ *   Registered, a lost create).
+ *
+ * Each window is chosen from what the run has learned of the service (ListHabits), shared by every list of the run.
  */
 
-/** Records asked for per page: the most the real service gives. */
+/** The most records a window asks for: the most the real service gives. */
 export const PAGE_SIZE = 100;
 /**
- * More pages than this (a million records at 100 a page, more than one n8n execution holds) are taken for a service
- * that never stops answering new records.
+ * More windows than this (a million records at 100 a window, more than one n8n execution holds) are taken for a
+ * service that never stops answering new records.
  */
 export const MAX_PAGES = 10_000;
+/**
+ * The fewest records a service is taken to give in one answer when it holds them (the real service: 20 unless asked,
+ * up to 100): an answer shorter than this is the list's end, not the service's page size.
+ */
+export const MIN_PAGE_SIZE = 10;
+/** Windows in a row that do not carry the read on (the list moving under it) before the read gives up. */
+const MAX_REANCHORS = 5;
 
 export interface ListRequest {
 	/** Path below `/api/`, e.g. `registrations`. */
@@ -42,6 +57,8 @@ export interface ListRequest {
 	what: string;
 	/** The list is not on every service (GET /api/forms): a 404 reads as `absent` instead of failing. */
 	mayBeAbsent?: boolean;
+	/** What identifies a record; a registration's id unless given. A record without one is identified by all of it. */
+	identify?: (record: IDataObject) => string | undefined;
 }
 
 /** A list as read from the service. */
@@ -50,18 +67,66 @@ export interface ListRead {
 	readonly records: IDataObject[];
 	/** How many the service last said it holds, when it says. */
 	readonly total: number | undefined;
-	/** False when fewer records came back than `total` said, or the service repeated a full page without a total. */
+	/** True when the read ended sure that it holds every record that existed while it was read. */
 	readonly complete: boolean;
+	/** Why the read may not hold every record, in words; undefined when it is sure, or has not ended. */
+	readonly gap: string | undefined;
 	/** True when the answer held no list at all; `records` then holds that answer as one record. */
 	readonly notAList: boolean;
 	/** True when a list that `mayBeAbsent` is not on this service (it answered 404). */
 	readonly absent: boolean;
 }
 
+/** What one run has learned of how the service answers lists; every list the run reads shares it. */
+export interface ListHabits {
+	/** The service answers bare arrays, which have no pages: lists are asked for whole. */
+	bare: boolean;
+	/** The most records the service has given in one answer: it gives at least this many when it holds them. */
+	largestAnswer: number;
+	/** Whether an answer was ever shorter than asked while more followed: the service's page size is `largestAnswer`. */
+	capped: boolean;
+	/** The service gives this many records whatever `limit` asks, so windows cannot overlap. */
+	fixedPageSize?: number;
+}
+
+const habitsOfRuns = executionScoped<Map<string, ListHabits>>();
+
+/** The run's habits for the lists under `path`; a poll trigger may set them from what it remembers. */
+export function listHabits(run: object, path: string): ListHabits {
+	const byPath = habitsOfRuns.of(run, () => new Map());
+	let habits = byPath.get(path);
+	if (habits === undefined) {
+		habits = { bare: false, largestAnswer: 0, capped: false };
+		byPath.set(path, habits);
+	}
+	return habits;
+}
+
+/** A window of the list: `limit` records from `offset`, asked for as `page`. */
+interface Window {
+	page: number;
+	limit: number;
+	offset: number;
+}
+
+/**
+ * The window of at most `size` records (and at least half as many) that starts at or before `end - 1` — so it overlaps
+ * what was read up to `end` — and reaches furthest. `(page - 1) × limit` must land at or before `end - 1`.
+ */
+export function overlappingWindow(end: number, size: number): Window {
+	let best: Window = { page: 1, limit: size, offset: 0 };
+	for (let limit = size; limit >= Math.ceil(size / 2); limit--) {
+		const page = Math.floor(Math.max(0, end - 1) / limit) + 1;
+		const offset = (page - 1) * limit;
+		if (offset + limit > best.offset + best.limit) best = { page, limit, offset };
+	}
+	return best;
+}
+
 interface Page {
-	records: unknown[];
+	records: IDataObject[];
 	total?: number;
-	/** Whether the answer was wrapped (the real service's reading) rather than a bare array. */
+	/** Whether the answer was wrapped (`{ data, ... }`) rather than a bare array. */
 	wrapped: boolean;
 }
 
@@ -73,7 +138,7 @@ function wholeNumberIn(value: unknown): number | undefined {
 /** A list answer's records and total; `undefined` for an answer that holds no list. */
 export function pageOf(body: unknown, resourceKey: string): Page | undefined {
 	if (body === undefined || body === null || body === '') return { records: [], wrapped: false };
-	const records = listIn(body, resourceKey);
+	const records = listIn(body, resourceKey)?.map(asObject);
 	if (records === undefined) return undefined;
 	if (Array.isArray(body)) return { records, wrapped: false };
 	const wrapper = body as IDataObject;
@@ -81,63 +146,89 @@ export function pageOf(body: unknown, resourceKey: string): Page | undefined {
 	return { records, total: wholeNumberIn(wrapper.total) ?? wholeNumberIn(meta?.total), wrapped: true };
 }
 
-/** What identifies a record: its `id`, or for a record without one, all of it. */
-function identity(record: unknown): string {
-	const id = (record as IDataObject | null)?.id;
-	return typeof id === 'string' || typeof id === 'number' ? `id:${id}` : `json:${JSON.stringify(record)}`;
-}
-
-/** One page of a list as the service answered it; `page` is undefined when the answer holds no list. */
-async function askForPage(
+/** One answer to a list request as the service gave it; `page` is undefined when the answer holds no list. */
+async function ask(
 	context: ServiceContext,
 	list: ListRequest,
 	itemIndex: number,
 	paging: IDataObject,
-): Promise<{ body: unknown; page: Page | undefined; absent: boolean }> {
-	const { statusCode, body } = await serviceRequest.call(
+): Promise<{ body: unknown; page: Page | undefined; absent: boolean; answeredAt?: number }> {
+	const { statusCode, body, answeredAt } = await serviceRequest.call(
 		context,
 		{ method: 'GET', path: list.path, qs: { ...list.qs, ...paging }, mayBeAbsent: list.mayBeAbsent },
 		itemIndex,
 	);
-	return { body, page: pageOf(body, list.resourceKey), absent: statusCode === 404 };
+	return { body, page: pageOf(body, list.resourceKey), absent: statusCode === 404, answeredAt };
 }
 
 /**
- * One page of a list, for a person scrolling through it (the editor's From List) or a look at its newest records
- * (the poll trigger): its records, whether the service holds more after it, and whether it answered in pages at all
- * (a bare array is the whole list, or the first `pageSize` of it).
+ * One page of a list, for a person scrolling through it (the editor's From List): its records and whether the
+ * service holds more after it. A bare array is the whole list, or the first `pageSize` of it.
  */
 export async function readListPage(
 	this: ServiceContext,
 	list: ListRequest,
 	pageNumber: number,
 	pageSize = PAGE_SIZE,
-): Promise<{ records: IDataObject[]; more: boolean; wrapped: boolean }> {
-	const { page } = await askForPage(this, list, 0, { page: pageNumber, limit: pageSize });
-	if (page === undefined) return { records: [], more: false, wrapped: false };
+): Promise<{ records: IDataObject[]; more: boolean }> {
+	const { page } = await ask(this, list, 0, { page: pageNumber, limit: pageSize });
+	if (page === undefined) return { records: [], more: false };
 	const more =
 		page.wrapped && (page.total !== undefined ? pageNumber * pageSize < page.total : page.records.length >= pageSize);
-	return { records: page.records.map(asObject), more, wrapped: page.wrapped };
+	return { records: page.records, more };
+}
+
+/** Where a read that does not start at the list's start begins (a poll trigger reading the list's newest end). */
+export interface ReadFrom {
+	/** Roughly where: the first window starts at or before this offset. */
+	offset: number;
+	/**
+	 * Whether a window (as the service listed it) starts before what is to be read: its first record, and every one
+	 * listed before it, are outside it. The first window must; otherwise it is asked for again further back.
+	 */
+	startsBefore: (window: IDataObject[]) => boolean;
+}
+
+export interface ReadOptions {
+	/** At most this many records (Get Many's Limit). */
+	limit?: number;
+	/** The size of the first window, when a small one often shows all that is wanted (a quiet poll). */
+	firstWindow?: number;
+	from?: ReadFrom;
 }
 
 /**
- * A list being read from the service a page at a time, by the rules above: what has been read so far. Those who need
- * the whole list call readList; those who decide after a page (If Already Registered, the poll trigger) read on here.
+ * A list being read from the service a window at a time, by the rules above: what has been read so far. Those who need
+ * the whole list call readList; those who decide after a window (If Already Registered, the poll trigger) read on here.
  */
 export class PagedList implements ListRead {
 	private readonly byIdentity = new Map<string, IDataObject>();
 
-	private readonly pageSize: number;
+	private readonly habits: ListHabits;
 
-	private pagesRead = 0;
+	private windowsRead = 0;
 
-	/** The size of the first page the service gave, which may be smaller than asked for. */
-	private firstPageSize = 0;
+	/** Windows in a row that did not carry the read on (asked again elsewhere, or holding only records read). */
+	private stalls = 0;
 
-	private ended = false;
+	/** The size of a window that was shorter than asked without a total: the list's end, or the service's page size. */
+	private probe: number | undefined;
 
-	/** Whether reading stopped at a page that brought nothing new and the list could not be read otherwise. */
-	private repeated = false;
+	/** The offset just past the last record read, as the service counted it in the last window. */
+	private end = 0;
+
+	/** The total of the last window that continued the read, to tell arrivals from deletions when one did not. */
+	private totalAtEnd: number | undefined;
+
+	/** The identity of the first record read: a window from further on that starts with it means `page` is ignored. */
+	private firstIdentity: string | undefined;
+
+	/** Set when windows could not overlap, so the read cannot tell whether a deletion hid a record. */
+	private unchecked?: string;
+
+	ended = false;
+
+	gap: string | undefined;
 
 	total: number | undefined;
 
@@ -145,16 +236,22 @@ export class PagedList implements ListRead {
 
 	absent = false;
 
-	/** The records of the page read last, as the service listed them (those seen before included). */
-	lastPage: IDataObject[] = [];
+	/** The records of the window read last, in the list's order (those read before included). */
+	lastWindow: IDataObject[] = [];
+
+	/** The offset of the window read last, as the service counts it. */
+	lastWindowOffset = 0;
+
+	/** When the service gave the read's first answer, by its own clock (its `Date` header), when it says. */
+	firstAnsweredAt: number | undefined;
 
 	constructor(
 		private readonly context: ServiceContext,
 		private readonly list: ListRequest,
 		private readonly itemIndex: number,
-		private readonly limit?: number,
+		private readonly options: ReadOptions = {},
 	) {
-		this.pageSize = Math.min(limit ?? PAGE_SIZE, PAGE_SIZE);
+		this.habits = listHabits(context, list.path);
 	}
 
 	get records(): IDataObject[] {
@@ -162,98 +259,217 @@ export class PagedList implements ListRead {
 	}
 
 	get complete(): boolean {
-		if (this.full) return true;
-		return this.total !== undefined ? this.byIdentity.size >= this.total : !this.repeated;
+		return this.ended && this.gap === undefined;
 	}
 
-	/** The pages still to read, by the service's `total` and the size of page it gives; undefined without a total. */
-	get pagesLeft(): number | undefined {
+	/** Records in hand, for If Already Registered's choice between this listing and looking customers up. */
+	get size(): number {
+		return this.byIdentity.size;
+	}
+
+	/** The windows still to read by the service's `total` and the window size; undefined without a total. */
+	get windowsLeft(): number | undefined {
 		if (this.ended) return 0;
 		if (this.total === undefined) return undefined;
-		return Math.ceil(Math.max(0, this.total - this.byIdentity.size) / Math.max(1, this.firstPageSize));
+		return Math.ceil(Math.max(0, this.total - this.end) / (this.windowSize - 1));
+	}
+
+	/** Records of a window: the most the service gives (as far as the run knows), at most PAGE_SIZE. */
+	private get windowSize(): number {
+		const size = this.habits.capped ? Math.min(this.habits.largestAnswer, PAGE_SIZE) : PAGE_SIZE;
+		return Math.max(MIN_PAGE_SIZE, Math.min(size, this.probe ?? PAGE_SIZE));
 	}
 
 	private get full(): boolean {
-		return this.limit !== undefined && this.byIdentity.size >= this.limit;
+		return this.options.limit !== undefined && this.byIdentity.size >= this.options.limit;
 	}
 
-	/** Adds the records not seen before; returns how many there were. */
-	private add(records: unknown[]): number {
-		let added = 0;
+	private identity(record: IDataObject): string {
+		const identify = this.list.identify ?? registrationIdOf;
+		const id = identify(record);
+		return id !== undefined ? `id:${id}` : `json:${JSON.stringify(record)}`;
+	}
+
+	private add(records: IDataObject[]): void {
 		for (const record of records) {
 			if (this.full) break;
-			const key = identity(record);
-			if (this.byIdentity.has(key)) continue;
-			this.byIdentity.set(key, asObject(record));
-			added += 1;
+			const key = this.identity(record);
+			this.firstIdentity ??= key;
+			if (!this.byIdentity.has(key)) this.byIdentity.set(key, record);
 		}
-		return added;
 	}
 
-	/** Reads the next page; false once the list has ended, when nothing more is asked for. */
-	async readPage(): Promise<boolean> {
+	/** Reads the next window; false once the read has ended, when nothing more is asked for. */
+	async readWindow(): Promise<boolean> {
 		if (this.ended) return false;
-		const pageNumber = this.pagesRead + 1;
-		if (pageNumber > MAX_PAGES) {
+		if (this.windowsRead >= MAX_PAGES) {
 			const message = `The service's list of ${this.list.what} did not end after ${MAX_PAGES.toLocaleString('en-US')} pages: the node stopped reading it rather than go on for ever`;
 			const description = 'Narrow the list with a filter, or set a Limit.';
 			throw new NodeApiError(this.context.getNode(), { message }, { message, description, itemIndex: this.itemIndex });
 		}
-		const { body, page, absent } = await askForPage(this.context, this.list, this.itemIndex, {
-			page: pageNumber,
-			limit: this.pageSize,
+		if (this.habits.bare) return await this.readWhole();
+		const window = this.nextWindow();
+		const { body, page, absent, answeredAt } = await ask(this.context, this.list, this.itemIndex, {
+			page: window.page,
+			limit: window.limit,
 		});
-		this.pagesRead = pageNumber;
+		this.windowsRead += 1;
+		this.firstAnsweredAt ??= answeredAt;
 		if (absent || page === undefined) {
-			// Not a list: on the first page it is shown as the service sent it; later, it ends the list.
+			// Not a list: on the first window it is shown as the service sent it; later, it ends the list.
 			this.absent = absent;
-			if (pageNumber === 1 && !absent) {
+			if (this.windowsRead === 1 && !absent) {
 				this.notAList = true;
-				this.add([body]);
+				this.add([asObject(body)]);
 			}
-			return this.end();
+			return this.finish(absent || this.windowsRead === 1 ? undefined : 'the service answered a page with no list');
 		}
-		if (pageNumber === 1) this.firstPageSize = page.records.length;
-		this.lastPage = page.records.map(asObject);
-		this.total = page.total ?? this.total;
-		const added = this.add(page.records);
-		if (this.full || page.records.length === 0) return this.end();
-		if (added === 0) {
-			if (page.wrapped) {
-				this.repeated = true;
-				return this.end();
-			}
-			// The API document's reading: no pages, and every record when asked without them.
-			const whole = await askForPage(this.context, this.list, this.itemIndex, this.limit ? { limit: this.limit } : {});
-			this.lastPage = (whole.page?.records ?? []).map(asObject);
-			this.add(this.lastPage);
-			return this.end();
+		if (!page.wrapped) {
+			// No pages: a bare array shorter than any page a service gives, or holding the Limit, is all there is to read.
+			this.habits.bare = true;
+			const { length } = page.records;
+			const enough = length < Math.min(window.limit, MIN_PAGE_SIZE) || length >= (this.options.limit ?? Infinity);
+			return window.offset === 0 && enough ? this.finish(undefined, page.records) : await this.readWhole();
 		}
-		const readAll = this.total !== undefined ? this.byIdentity.size >= this.total : page.records.length < this.pageSize;
-		return readAll ? this.end() : true;
+		return this.take(page, window);
 	}
 
-	private end(): false {
-		this.ended = true;
+	/** A bare list, asked for whole (or its first Limit records): one answer, every match. */
+	private async readWhole(): Promise<false> {
+		const { page, answeredAt } = await ask(
+			this.context,
+			this.list,
+			this.itemIndex,
+			this.options.limit ? { limit: this.options.limit } : {},
+		);
+		this.windowsRead += 1;
+		this.firstAnsweredAt ??= answeredAt;
+		return this.finish(undefined, page?.records ?? []);
+	}
+
+	private nextWindow(): Window {
+		const fixed = this.habits.fixedPageSize;
+		if (this.windowsRead === 0) {
+			const size = Math.min(this.options.firstWindow ?? PAGE_SIZE, this.options.limit ?? PAGE_SIZE, this.windowSize);
+			const start = this.options.from?.offset ?? 0;
+			if (fixed !== undefined)
+				return { page: Math.floor(start / fixed) + 1, limit: fixed, offset: start - (start % fixed) };
+			return start === 0 ? { page: 1, limit: size, offset: 0 } : overlappingWindow(start + 1, size);
+		}
+		if (fixed !== undefined) {
+			// Pages of a fixed size cannot overlap: the next one follows.
+			const page = Math.floor(this.end / fixed) + 1;
+			return { page, limit: fixed, offset: (page - 1) * fixed };
+		}
+		return overlappingWindow(this.end, this.windowSize);
+	}
+
+	/** Takes a wrapped window: continues the read, or asks again further back or on when it does not. */
+	private take(page: Page, asked: Window): boolean {
+		const { records } = page;
+		// More than asked: the service gives a fixed page size, and counted this page's offset by it.
+		if (records.length > asked.limit) this.habits.fixedPageSize = records.length;
+		const fixed = this.habits.fixedPageSize;
+		const window = fixed === undefined ? asked : { ...asked, limit: fixed, offset: (asked.page - 1) * fixed };
+		// The service gives at least this many records when it holds them (it has done so, or every service does).
+		const sureSize = Math.max(this.habits.largestAnswer, MIN_PAGE_SIZE);
+		this.habits.largestAnswer = Math.max(this.habits.largestAnswer, records.length);
+		const grewBy = page.total !== undefined && this.totalAtEnd !== undefined ? page.total - this.totalAtEnd : 0;
+		this.total = page.total ?? this.total;
+		if (!this.continues(records, window)) return this.reanchor(window, grewBy);
+
+		const before = this.byIdentity.size;
+		const startsOver = window.offset > 0 && records.length > 0 && this.identity(records[0]) === this.firstIdentity;
+		this.add(records);
+		const added = this.byIdentity.size - before;
+		this.lastWindow = records;
+		this.lastWindowOffset = window.offset;
+		this.totalAtEnd = this.total;
+		// A window of records all read before lies within the read: arrivals moved the list on by the total's growth.
+		this.end =
+			added > 0 || this.windowsRead === 1
+				? window.offset + records.length
+				: Math.max(window.offset + records.length, this.end + Math.max(0, grewBy));
+
+		if (this.full || records.length === 0) return this.finish();
+		if (records.length < Math.min(window.limit, sureSize)) return this.finish();
+		if (this.total !== undefined && this.end >= this.total) return this.finish();
+		if (records.length < window.limit) {
+			// The list's end, or the service's page size: with a total, more follow; without, the next window tells.
+			if (this.total !== undefined) this.habits.capped = true;
+			else this.probe = records.length;
+		} else if (this.probe !== undefined && added > 0) {
+			this.habits.capped = true;
+		}
+		if (startsOver && added === 0) {
+			return this.finish(
+				this.total !== undefined && this.byIdentity.size >= this.total ? undefined : 'the service ignores page',
+			);
+		}
+		this.stalls = added > 0 ? 0 : this.stalls + 1;
+		if (this.stalls > MAX_REANCHORS) return this.finish('the list changed too much while it was read');
+		return true;
+	}
+
+	/** Whether a window carries on the read without a gap before it. */
+	private continues(records: IDataObject[], window: Window): boolean {
+		if (this.windowsRead === 1) {
+			const { from } = this.options;
+			return from === undefined || window.offset === 0 || from.startsBefore(records);
+		}
+		if (records.some((record) => this.byIdentity.has(this.identity(record)))) return true;
+		// With a fixed page size windows cannot overlap: the next page follows, but nothing proves no record was skipped.
+		if (this.habits.fixedPageSize !== undefined && window.offset <= this.end) {
+			this.unchecked = `the service gives ${this.habits.fixedPageSize} records a page whatever is asked, so its pages cannot overlap and a record deleted while the list was read could hide another`;
+			return true;
+		}
 		return false;
+	}
+
+	/**
+	 * A window that holds no record already read: the list moved under the read. Arrivals at the list's start move
+	 * records on (the total grew by more than a window); deletions move them back. The window is asked again there.
+	 */
+	private reanchor(window: Window, grewBy: number): boolean {
+		this.stalls += 1;
+		const back = Math.ceil(this.windowSize / 2) * 2 ** (this.stalls - 1);
+		if (this.byIdentity.size === 0 && this.options.from !== undefined) {
+			// The first window did not start before what is to be read: start further back, at worst at the list's start.
+			this.options.from = { ...this.options.from, offset: Math.max(0, window.offset - back) };
+			this.windowsRead = 0;
+			return true;
+		}
+		if (this.stalls > MAX_REANCHORS) return this.finish('the list changed too much while it was read');
+		this.end = Math.max(1, grewBy > 0 ? this.end + grewBy : this.end - Math.max(back, -grewBy));
+		this.totalAtEnd = this.total;
+		return true;
+	}
+
+	private finish(gap?: string, records?: IDataObject[]): false {
+		if (records !== undefined) {
+			this.add(records);
+			this.lastWindow = records;
+			this.lastWindowOffset = 0;
+		}
+		this.ended = true;
+		this.gap = gap ?? this.unchecked ?? this.shortOfTotal();
+		return false;
+	}
+
+	private shortOfTotal(): string | undefined {
+		if (this.full || this.total === undefined || this.byIdentity.size >= this.total) return undefined;
+		return `the service said it holds ${this.total} but listed ${this.byIdentity.size}: some were added while the list was read, or the service left them out`;
 	}
 }
 
-/** Reads a whole list (or its first `limit` records) from the service, page by page. */
+/** Reads a whole list (or its first `limit` records) from the service. */
 export async function readList(
 	this: ServiceContext,
 	list: ListRequest,
 	itemIndex: number,
 	limit?: number,
 ): Promise<ListRead> {
-	const reader = new PagedList(this, list, itemIndex, limit);
-	while (await reader.readPage());
+	const reader = new PagedList(this, list, itemIndex, { limit });
+	while (await reader.readWindow());
 	return reader;
-}
-
-/** Says in words how much of a list that came back incomplete was read. */
-export function shortfall(list: ListRead, what: string): string {
-	return list.total === undefined
-		? `The service repeated a page of ${what} instead of giving the next one, so there may be more than the ${list.records.length} read`
-		: `The service said it holds ${list.total} ${what} but listed ${list.records.length}: the list changed while it was read, or the service skipped some`;
 }

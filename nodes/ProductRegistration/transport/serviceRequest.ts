@@ -7,6 +7,7 @@ import { wholeNumber } from '../helpers/values';
 import { withoutToken } from './answerText';
 import type { FailedAttempt, FailFunction } from './judge';
 import { backoffMs, isFailedAttempt, judgeAnswer, judgeNoAnswer, retryAfterMs } from './judge';
+import type { AttemptResult } from './send';
 import { sendAttempt } from './send';
 import { servicePace, untilStop } from './servicePace';
 import type { ServiceContext } from './session';
@@ -56,6 +57,8 @@ export interface ServiceResponse {
 	statusCode: number;
 	/** `undefined` for 204 No Content. */
 	body: unknown;
+	/** When the service answered, by its own clock (its `Date` header), in ms since the epoch. */
+	answeredAt?: number;
 }
 
 /** Retries, Retry Wait and Timeout of an item (Options); an editor search has no items and uses the defaults. */
@@ -121,7 +124,7 @@ export async function serviceRequest(
 			'response' in sent
 				? judgeAnswer(sent.response, request, anAttemptMayHaveActed, session.token, fail)
 				: judgeNoAnswer(sent.error, sent.timedOut, origin, policy.timeoutMs);
-		if (!isFailedAttempt(outcome)) return outcome;
+		if (!isFailedAttempt(outcome)) return { ...outcome, answeredAt: answerDate(sent) };
 		if (outcome.httpCode === '429') {
 			// The run pauses for it (servicePace); the refusal spends none of the request's Retries.
 			refusedSince ??= Date.now();
@@ -155,6 +158,11 @@ export async function serviceRequest(
 		if (await untilStop(sleep(backoffMs(policy.retryDelayMs, failures)), stop))
 			throw stopped(`while ${outcome.problem}`);
 	}
+}
+
+function answerDate(sent: AttemptResult): number | undefined {
+	const date = 'response' in sent ? Date.parse(String(sent.response.headers?.date ?? '')) : NaN;
+	return Number.isNaN(date) ? undefined : date;
 }
 
 function seconds(ms: number): string {

@@ -3,9 +3,9 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { runConcurrently } from '../../helpers/concurrency';
 import type { ListedRegistration } from '../../helpers/listedRegistration';
-import { readListedRegistration, sameRegistration } from '../../helpers/listedRegistration';
+import { customerEmailOf, readListedRegistration, sameRegistration } from '../../helpers/listedRegistration';
 import type { ListRequest } from '../../transport/pagedList';
-import { PagedList, readList, shortfall } from '../../transport/pagedList';
+import { PagedList, readList } from '../../transport/pagedList';
 import type { PendingEntry } from '../operation';
 import { DEFAULT_CONCURRENCY } from '../runItems';
 
@@ -114,7 +114,7 @@ export async function registrationsOf(
 	if (list.notAList) throw unreadable(this, what, 'the answer is not a list', itemIndex);
 	return {
 		existing: existingIn(this, list.records, what, itemIndex),
-		unsure: list.complete ? undefined : shortfall(list, what),
+		unsure: list.complete ? undefined : `The service's list of ${what} may be incomplete (${list.gap})`,
 	};
 }
 
@@ -137,15 +137,15 @@ async function listForCustomers(
 		customers[0].firstItemIndex,
 	);
 	try {
-		await listing.readPage();
+		await listing.readWindow();
 		if (listing.notAList) return customers;
-		const pagesLeft = listing.pagesLeft;
-		if (pagesLeft !== undefined && pagesLeft <= customers.length) while (await listing.readPage());
+		const windowsLeft = listing.windowsLeft;
+		if (windowsLeft !== undefined && windowsLeft <= customers.length) while (await listing.readWindow());
 	} catch {
 		// The lookups by e-mail say, each for its own rows, what went wrong.
 		return customers;
 	}
-	const byEmail = groupedBy(listing.records, (record) => readListedRegistration(record).customerEmail?.toLowerCase());
+	const byEmail = groupedBy(listing.records, customerEmailOf);
 	// Without each record's e-mail the listing cannot say whose it is.
 	if (byEmail.has(undefined)) return customers;
 	const stillToLookUp: Customer[] = [];
@@ -171,7 +171,8 @@ async function listForCustomers(
  */
 export async function findExisting(this: IExecuteFunctions, customers: Customer[]): Promise<void> {
 	const lookups: Customer[] = [];
-	for (const [formSlug, ofForm] of groupedBy(customers, (customer) => customer.formSlug)) lookups.push(...(await listForCustomers.call(this, formSlug, ofForm)));
+	for (const [formSlug, ofForm] of groupedBy(customers, (customer) => customer.formSlug))
+		lookups.push(...(await listForCustomers.call(this, formSlug, ofForm)));
 	await runConcurrently(lookups.length, DEFAULT_CONCURRENCY, false, async (index) => {
 		const customer = lookups[index];
 		customer.listed = await registrationsOf

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { ItemInput } from '../../helpers/itemInput';
 import { booleanValue, locatorValue, optionalEmail, optionalText, wholeNumber } from '../../helpers/values';
-import { readList, shortfall } from '../../transport/pagedList';
+import { readList } from '../../transport/pagedList';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
 import { formProperty } from './formField';
@@ -78,9 +78,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		itemIndex,
 		limit,
 	);
-	if (!list.complete) {
+	if (list.gap !== undefined) {
 		this.addExecutionHints({
-			message: `Item ${itemIndex}: ${shortfall(list, 'registrations')}. Run the node again to read the list anew.`,
+			message: `Item ${itemIndex}: the list of registrations may be incomplete: ${list.gap}. Run the node again to read the list anew.`,
 			type: 'warning',
 			location: 'outputPane',
 		});
