@@ -32,8 +32,10 @@ export interface ListDialect {
 	/** How `createdAt` is written: ISO with milliseconds, ISO to the second, ISO without a zone, epoch ms, or absent. */
 	createdAt: 'isoMilliseconds' | 'isoSeconds' | 'noZone' | 'epochMilliseconds' | 'absent';
 	/**
-	 * Answers of 100 records or more leave out this many of the newest ones, which smaller answers show (the real
-	 * service's public client saw its first page at `limit=100` miss the newest records that `limit=1` showed).
+	 * Pages of 100 records or more leave out this many of the newest ones, which smaller pages show (the real
+	 * service's public client saw its first page at `limit=100` miss the newest records that `limit=1` showed). Only
+	 * where the real service showed it, in pages with a total: there the total tells a client; without one, no
+	 * client could tell, so no reading is held to it.
 	 */
 	largePagesMissNewest: number;
 }
@@ -128,8 +130,9 @@ export function listAnswer(
 		size = dialect.shape === 'bare' ? insertedLastFirst.length : dialect.defaultPageSize;
 	else size = dialect.limit === 'capped' ? Math.min(asked, dialect.cap) : asked;
 	const ordered = inOrder(insertedLastFirst, dialect.order);
+	const withTotal = dialect.shape === 'dataTotal' || dialect.shape === 'dataMetaTotal';
 	const newestLeftOut = new Set(
-		size >= 100 ? inOrder(insertedLastFirst, 'newestFirst').slice(0, dialect.largePagesMissNewest) : [],
+		size >= 100 && withTotal ? inOrder(insertedLastFirst, 'newestFirst').slice(0, dialect.largePagesMissNewest) : [],
 	);
 	const listed = ordered.filter((registration) => !newestLeftOut.has(registration));
 	const start = dialect.pages === 'honoured' ? (page - 1) * size : 0;

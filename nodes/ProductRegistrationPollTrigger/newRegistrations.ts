@@ -7,8 +7,8 @@ import {
 	readCreatedAt,
 	registrationIdOf,
 } from '../ProductRegistration/helpers/listedRegistration';
-import type { ListRequest, ReadFrom } from '../ProductRegistration/transport/pagedList';
-import { listHabits, PagedList } from '../ProductRegistration/transport/pagedList';
+import type { ListHabits, ListRequest, ReadFrom } from '../ProductRegistration/transport/pagedList';
+import { listHabits, MIN_PAGE_SIZE, PagedList } from '../ProductRegistration/transport/pagedList';
 
 /**
  * Which registrations are new since the last poll — each emitted once, whatever the service's dialect — read with as
@@ -29,6 +29,8 @@ import { listHabits, PagedList } from '../ProductRegistration/transport/pagedLis
  * - in no order, or without `createdAt`: the whole list, each poll. Without `createdAt` every id listed is
  *   remembered, which bounds the list the trigger can follow (MAX_REMEMBERED);
  * - a bare array (the API page's reading) is one request for the whole list.
+ * What the list reader learns of how the service answers (bare lists, its page size, whether it honours `page`) is
+ * remembered too, so a poll's first request is already the right one.
  * The list reader makes every window after the first overlap what was read, so registrations added or deleted while
  * a poll reads cannot hide another.
  *
@@ -43,12 +45,12 @@ import { listHabits, PagedList } from '../ProductRegistration/transport/pagedLis
 
 /** How much later a registration may be listed than one made after it: the lateness the trigger allows for. */
 export const LISTED_LATE_WITHIN_MS = 2 * 60_000;
-/** The first window of each poll: what a quiet shop costs per poll. */
-export const FIRST_WINDOW = 10;
 /** Registrations a list without `createdAt` may hold: the trigger remembers each one's id. */
 export const MAX_REMEMBERED = 10_000;
 /** Of n8n's poll budget, the part the reading may use: the rest is for emitting. */
 const BUDGET_SHARE = 0.8;
+/** Registrations in a row older (or newer) than the one before that show a list's order. */
+const ORDER_EVIDENCE = 20;
 /** A `Date` header is to the second. */
 const DATE_PRECISION_MS = 1000;
 
@@ -68,9 +70,9 @@ export interface PollState {
 	newestBefore?: number;
 	/** Registrations read that a later poll may read again, by identity, with when they were made (0: not listed). */
 	seen?: Record<string, number>;
-	/** How the service lists registrations, as learned: their order, and whether it answers bare (whole) lists. */
+	/** How the service lists registrations, as learned: their order, and how it answers a list (its page size, ...). */
 	order?: ListOrder;
-	bare?: boolean;
+	habits?: ListHabits;
 	/** In a list of the oldest first: about where the registrations made since `since` begin (an offset). */
 	startAt?: number;
 	/** A poll stopped by n8n's poll budget before the end of what it had to read: where the next one goes on... */
@@ -88,7 +90,7 @@ function identityOf(record: IDataObject): string | undefined {
 	if (id !== undefined) return id;
 	const createdAt = createdAtOf(record);
 	if (createdAt === undefined) return undefined;
-	return JSON.stringify([createdAt, customerEmailOf(record), record.productName, record.serialNumbers]);
+	return JSON.stringify([createdAt, customerEmailOf(record)?.toLowerCase(), record.productName, record.serialNumbers]);
 }
 
 /** A registration as the trigger emits it: as listed, with its extra fields also under `fields`, as the webhook's. */
@@ -107,17 +109,29 @@ function newestOf(records: Iterable<IDataObject>, before?: number): number | und
 	return newest;
 }
 
-/** The order a window shows by `createdAt`, mostly one way or the other; undefined while it cannot tell. */
+/**
+ * The order registrations read in a row show by `createdAt`: the newest first when at least ORDER_EVIDENCE of them are
+ * older than the one before and none is newer by more than the lateness allowed (a list in the order registrations
+ * were stored, with clocks apart); the oldest first likewise; 'none' when both go far; undefined while it cannot tell.
+ * A list in no order shows a run in order now and then, but not ORDER_EVIDENCE steps long.
+ */
 function orderShown(records: IDataObject[]): ListOrder | undefined {
 	const times = records.map(createdAtOf).filter((time): time is number => time !== undefined);
 	let newerFirst = 0;
 	let olderFirst = 0;
+	let farNewer = false;
+	let farOlder = false;
 	for (let index = 1; index < times.length; index++) {
-		if (times[index] < times[index - 1]) newerFirst += 1;
-		if (times[index] > times[index - 1]) olderFirst += 1;
+		const step = times[index] - times[index - 1];
+		if (step < 0) newerFirst += 1;
+		if (step > 0) olderFirst += 1;
+		farNewer ||= step > LISTED_LATE_WITHIN_MS;
+		farOlder ||= -step > LISTED_LATE_WITHIN_MS;
 	}
-	if (newerFirst === olderFirst) return newerFirst === 0 ? undefined : 'none';
-	return newerFirst > olderFirst ? 'newestFirst' : 'oldestFirst';
+	if (farNewer && farOlder) return 'none';
+	if (!farNewer && newerFirst >= ORDER_EVIDENCE && newerFirst > olderFirst) return 'newestFirst';
+	if (!farOlder && olderFirst >= ORDER_EVIDENCE && olderFirst > newerFirst) return 'oldestFirst';
+	return undefined;
 }
 
 /** Whether `createdAt` goes both up and down along a window. */
@@ -146,6 +160,12 @@ class PollReading {
 	/** Whether a window listed registrations out of the order of `createdAt` (both newer and older after another). */
 	disordered = false;
 
+	/** Whether a window showed the list in no order at all: only a read of the whole list then finds what is new. */
+	unordered = false;
+
+	/** Whether the whole list was read, from its start to its end, sure it held every registration listed (no gap). */
+	wholeList = false;
+
 	/** Set when the poll stopped for its budget before reading all it had to: the offset to go on at. */
 	stoppedAt: number | undefined;
 
@@ -160,13 +180,16 @@ class PollReading {
 	/** Reads one stretch of the list, a window at a time, until `done`, the list's end, or the budget. */
 	async stretch(
 		options: { from?: ReadFrom; firstWindow?: number },
-		done: (window: IDataObject[]) => boolean = () => false,
+		done: (window: IDataObject[], reader: PagedList) => boolean = () => false,
 	): Promise<PagedList> {
 		return await this.readOn(new PagedList(this.run, this.list, 0, options), done);
 	}
 
 	/** Reads on with `reader` until `done`, the list's end, or the budget. */
-	async readOn(reader: PagedList, done: (window: IDataObject[]) => boolean = () => false): Promise<PagedList> {
+	async readOn(
+		reader: PagedList,
+		done: (window: IDataObject[], reader: PagedList) => boolean = () => false,
+	): Promise<PagedList> {
 		for (;;) {
 			if (this.deadline !== undefined && Date.now() + this.slowestWindowMs > this.deadline) {
 				this.stoppedAt = reader.lastWindowOffset;
@@ -179,8 +202,24 @@ class PollReading {
 			if (this.read.size === 0 && reader.firstAnsweredAt !== undefined)
 				this.startedAt ??= reader.firstAnsweredAt - tookMs - DATE_PRECISION_MS;
 			reader.lastWindow.forEach((record, index) => this.keep(record, reader.lastWindowOffset + index));
-			this.disordered ||= orderShown(reader.lastWindow) === 'none' || twoWays(reader.lastWindow);
-			if (!more || done(reader.lastWindow)) return reader;
+			const shown = orderShown(reader.lastWindow);
+			this.unordered ||= shown === 'none';
+			this.disordered ||= shown === 'none' || twoWays(reader.lastWindow);
+			if (done(reader.lastWindow, reader)) return reader;
+			if (!more) {
+				this.wholeList ||= reader.complete && reader.startedAtListStart;
+				if (reader.unchecked !== undefined) {
+					// Said each poll, in n8n's log: nothing in the service's answers tells when it happens.
+					this.run.logger.warn(`Product Registration Poll Trigger: ${reader.unchecked}, so it may miss one`);
+				}
+				if (reader.stoppedShort) {
+					throw this.refusal(
+						`The service's list of ${this.list.what} could not be read as far as the trigger needs (${reader.gap}), so it cannot tell which registrations are new: this poll emits nothing`,
+						'The next poll tries again. If this repeats, the service cannot be followed by polling: use the Product Registration Trigger (a webhook).',
+					);
+				}
+				return reader;
+			}
 		}
 	}
 
@@ -230,6 +269,15 @@ function activationSince(reading: PollReading, window: IDataObject[]): number {
  * `createdAt`), going on where a poll cut short stopped. Returns the list's order as learned.
  */
 async function readSince(reading: PollReading, state: PollState): Promise<ListOrder> {
+	const order = await readByOrder(reading, state);
+	if (order === 'none' || !reading.unordered || reading.stoppedAt !== undefined) return order;
+	// A window showed the list in no order: what was read by the order learned may not hold all that is new.
+	await reading.stretch({});
+	return 'none';
+}
+
+/** Reads by the order the list is known (or found) to be in; returns it. */
+async function readByOrder(reading: PollReading, state: PollState): Promise<ListOrder> {
 	const seen = state.seen ?? {};
 	// Before this, every registration is older than `since`, also in a list in the order they were stored.
 	const floor = (window: IDataObject[]) =>
@@ -250,7 +298,7 @@ async function readSince(reading: PollReading, state: PollState): Promise<ListOr
 		// What arrived at the list's start since, then on below what the cut-short poll read.
 		const isSeen = (record: IDataObject) => identityOf(record)! in seen;
 		const front = await reading.stretch(
-			{ firstWindow: FIRST_WINDOW },
+			{ firstWindow: MIN_PAGE_SIZE },
 			(window) => window.some(isSeen) || reachesFloor(window),
 		);
 		const arrivals = front.records.filter((record) => !isSeen(record)).length;
@@ -272,15 +320,16 @@ async function readSince(reading: PollReading, state: PollState): Promise<ListOr
 	}
 
 	// The list's start: the newest end of a list of the newest first, and what shows the order of one not yet known.
-	const front = await reading.stretch({ firstWindow: FIRST_WINDOW }, (window) => {
-		order = reading.untimed ? 'none' : (orderShown(window) ?? order);
+	const front = await reading.stretch({ firstWindow: MIN_PAGE_SIZE }, (window, reader) => {
+		order = reading.untimed ? 'none' : (orderShown(reader.records) ?? order);
 		return order !== 'none' && order !== undefined && (order !== 'newestFirst' || reachesFloor(window));
 	});
-	order = reading.untimed ? 'none' : (order ?? 'newestFirst');
+	// Read to its end without showing an order (one moment, or none at all): later polls read it whole.
+	order = reading.untimed ? 'none' : (order ?? 'none');
 	if (order === 'oldestFirst' && !front.ended && reading.stoppedAt === undefined) {
 		// The newest end is the list's end; without a total, the whole list is read to find it.
 		if (front.total === undefined) await reading.readOn(front);
-		else await toTheEnd(Math.max(0, front.total - FIRST_WINDOW), startsBeforeFloor);
+		else await toTheEnd(Math.max(0, front.total - MIN_PAGE_SIZE), startsBeforeFloor);
 	}
 	return order;
 }
@@ -310,11 +359,12 @@ function stateAfter(reading: PollReading, state: PollState, order: ListOrder, ac
 	const next: PollState = {
 		list: state.list,
 		startedAt: cutShort ? state.startedAt : began.startedAt,
-		clocked: reading.zoned && reading.startedAt !== undefined,
+		// A poll that read nothing learned nothing of how `createdAt` is written.
+		clocked: reading.read.size === 0 ? state.clocked : reading.zoned && reading.startedAt !== undefined,
 		newest,
 		newestBefore: cutShort ? state.newestBefore : began.newest,
 		order,
-		bare: listHabits(reading.run, reading.list.path).bare || undefined,
+		habits: listHabits(reading.run, reading.list.path),
 		goOnAt: reading.stoppedAt,
 		chainStartedAt: cutShort ? began.startedAt : undefined,
 		newestAtChainStart: cutShort ? began.newest : undefined,
@@ -326,25 +376,36 @@ function stateAfter(reading: PollReading, state: PollState, order: ListOrder, ac
 	const keep = (identity: string, createdAt: number) => {
 		if (reading.untimed || since === undefined || createdAt >= since) seen[identity] = createdAt;
 	};
-	// Without `createdAt`, a whole read shows every registration listed: those no longer listed are forgotten.
-	if (cutShort || !reading.untimed)
+	// Without `createdAt`, a sure read of the whole list shows every registration listed: those not listed are forgotten.
+	if (cutShort || !reading.untimed || !reading.wholeList)
 		for (const [identity, createdAt] of Object.entries(state.seen ?? {})) keep(identity, createdAt);
 	for (const [identity, record] of reading.read) keep(identity, createdAtOf(record) ?? 0);
 	next.seen = seen;
 
 	if (order === 'oldestFirst' && since !== undefined) {
-		const offsets = [...reading.read.entries()]
-			.filter(([, record]) => (createdAtOf(record) ?? 0) >= since)
-			.map(([identity]) => reading.offsets.get(identity)!);
-		next.startAt = Math.max(0, (offsets.length > 0 ? Math.min(...offsets) : (state.startAt ?? 0)) - 1);
+		// Where the registrations since `since` begin; with none, the list's end as far as read.
+		const offsets = [...reading.read.entries()].map(([identity, record]) => ({
+			offset: reading.offsets.get(identity)!,
+			inReach: (createdAtOf(record) ?? 0) >= since,
+		}));
+		const inReach = offsets.filter(({ inReach }) => inReach).map(({ offset }) => offset);
+		const start =
+			inReach.length > 0 ? Math.min(...inReach) : Math.max(state.startAt ?? 0, ...offsets.map(({ offset }) => offset));
+		next.startAt = Math.max(0, start - 1);
 	}
 	return next;
 }
 
-/** Registrations the oldest first: by `createdAt`, and those of one moment (or none) as the service stored them. */
-function oldestFirst(records: IDataObject[], order: ListOrder): IDataObject[] {
+/**
+ * Registrations the oldest first: by `createdAt`, and those of one moment (or none) as the service stored them — the
+ * list's order reversed, unless what was read leans the oldest first.
+ */
+function oldestFirst(records: IDataObject[], read: IDataObject[]): IDataObject[] {
+	const times = read.map(createdAtOf).filter((time): time is number => time !== undefined);
+	const steps = times.slice(1).map((time, index) => Math.sign(time - times[index]));
+	const listedNewestFirst = steps.filter((step) => step > 0).length <= steps.filter((step) => step < 0).length;
 	return records
-		.map((record, position) => ({ record, position: order === 'newestFirst' ? -position : position }))
+		.map((record, position) => ({ record, position: listedNewestFirst ? -position : position }))
 		.sort((a, b) => (createdAtOf(a.record) ?? 0) - (createdAtOf(b.record) ?? 0) || a.position - b.position)
 		.map(({ record }) => record);
 }
@@ -382,19 +443,19 @@ export async function pollNewRegistrations(
 	const activating = state.started !== true;
 	// A poll is one run of requests: its own credential read and its own pace, not those of the polls before it.
 	const run = Object.create(this) as IPollFunctions;
-	listHabits(run, list.path).bare = state.bare === true;
+	Object.assign(listHabits(run, list.path), state.habits);
 	const reading = new PollReading(run, list, manual ? undefined : readingDeadline(this));
 
 	const order = await readSince(reading, state);
 	const read = [...reading.read.values()];
 	if (manual) {
 		// Without `createdAt` nothing tells the newest: the service's first is taken.
-		const newest = reading.untimed ? read[0] : oldestFirst(read, order).pop();
+		const newest = reading.untimed ? read[0] : oldestFirst(read, read).pop();
 		return newest === undefined ? null : [[asItem(newest)]];
 	}
 	const fresh = activating ? [] : newIn(reading, state, sinceOf(state, reading));
 	const next = stateAfter(reading, state, order, activating);
 	for (const key of Object.keys(saved)) delete (saved as IDataObject)[key];
 	Object.assign(saved, JSON.parse(JSON.stringify(next)) as PollState);
-	return fresh.length === 0 ? null : [oldestFirst(fresh, order).map(asItem)];
+	return fresh.length === 0 ? null : [oldestFirst(fresh, read).map(asItem)];
 }

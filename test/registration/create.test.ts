@@ -672,7 +672,7 @@ describe('If Already Registered', () => {
 
 		expect(outcomes(run.items)).toEqual(['skipped']);
 		expect(run.items[0].json).toMatchObject({ id: 'R000001', productName: 'Kettle' });
-		expect(lookups().map((request) => request.query.page)).toEqual(['1', '2', '3']);
+		expect(lookups().map((request) => request.query.page)).toEqual(['1', '2', '3', '1']);
 		expect(posts()).toHaveLength(0);
 	});
 

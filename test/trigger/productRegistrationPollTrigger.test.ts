@@ -40,9 +40,9 @@ const laterBy = (ms: number) => {
 };
 
 const trigger = (parameters = {}) => new PollingTrigger({ event: 'newRegistration', ...parameters }, credentials());
-/** A shop's history: `count` registrations made over the past ten hours, in ten batches an hour apart. */
-function history(count: number, options: { form?: string } = {}): void {
-	for (let hour = 10; hour >= 1; hour--) register(count / 10, { ...options, agoMs: hour * HOUR });
+/** A shop's history: `count` registrations made over the past ten hours, the last an hour ago, each at its moment. */
+function history(count: number): void {
+	for (let made = 0; made < count; made++) register(1, { agoMs: HOUR + ((count - made) * 9 * HOUR) / count });
 }
 
 /** The ids emitted, under whichever key the dialect lists them. */

@@ -31,9 +31,9 @@ export function registrationIdOf(record: IDataObject): string | undefined {
 	return text(record.id) ?? text(record.regId) ?? text(record.registrationId);
 }
 
-/** The customer e-mail as listed, compared without case. */
+/** The customer e-mail as listed (e-mail addresses are compared without case). */
 export function customerEmailOf(record: IDataObject): string | undefined {
-	return text(record.customerEmail)?.toLowerCase();
+	return text(record.customerEmail);
 }
 
 /**
@@ -65,7 +65,7 @@ export function readListedRegistration(record: IDataObject): ListedRegistration 
 	return {
 		id: registrationIdOf(record),
 		productName: text(record.productName),
-		customerEmail: text(record.customerEmail),
+		customerEmail: customerEmailOf(record),
 		customerName: text(record.customerName),
 		purchaseDate: text(record.purchaseDate),
 		serialNumbers: texts(record.serialNumbers),

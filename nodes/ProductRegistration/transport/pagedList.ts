@@ -71,6 +71,8 @@ export interface ListRead {
 	readonly complete: boolean;
 	/** Why the read may not hold every record, in words; undefined when it is sure, or has not ended. */
 	readonly gap: string | undefined;
+	/** True when the read ended before the list's end: what follows could not be read (`gap` says why). */
+	readonly stoppedShort: boolean;
 	/** True when the answer held no list at all; `records` then holds that answer as one record. */
 	readonly notAList: boolean;
 	/** True when a list that `mayBeAbsent` is not on this service (it answered 404). */
@@ -87,6 +89,8 @@ export interface ListHabits {
 	capped: boolean;
 	/** The service gives this many records whatever `limit` asks, so windows cannot overlap. */
 	fixedPageSize?: number;
+	/** A window further on has carried a read on: the service honours `page`. */
+	pagesHonoured: boolean;
 }
 
 const habitsOfRuns = executionScoped<Map<string, ListHabits>>();
@@ -96,7 +100,7 @@ export function listHabits(run: object, path: string): ListHabits {
 	const byPath = habitsOfRuns.of(run, () => new Map());
 	let habits = byPath.get(path);
 	if (habits === undefined) {
-		habits = { bare: false, largestAnswer: 0, capped: false };
+		habits = { bare: false, largestAnswer: 0, capped: false, pagesHonoured: false };
 		byPath.set(path, habits);
 	}
 	return habits;
@@ -192,7 +196,7 @@ export interface ReadFrom {
 export interface ReadOptions {
 	/** At most this many records (Get Many's Limit). */
 	limit?: number;
-	/** The size of the first window, when a small one often shows all that is wanted (a quiet poll). */
+	/** The size of the first window from the list's start, when a small one often shows all that is wanted (a poll). */
 	firstWindow?: number;
 	from?: ReadFrom;
 }
@@ -211,6 +215,14 @@ export class PagedList implements ListRead {
 	/** Windows in a row that did not carry the read on (asked again elsewhere, or holding only records read). */
 	private stalls = 0;
 
+	/**
+	 * Set when a window further on than the list's start came back empty (the list ends before it: it shrank, or the
+	 * service counts pages by a size of its own), until a window carries the read on.
+	 */
+	private emptyFurtherOn = false;
+
+	private lastAnswerEmpty = false;
+
 	/** The size of a window that was shorter than asked without a total: the list's end, or the service's page size. */
 	private probe: number | undefined;
 
@@ -224,11 +236,23 @@ export class PagedList implements ListRead {
 	private firstIdentity: string | undefined;
 
 	/** Set when windows could not overlap, so the read cannot tell whether a deletion hid a record. */
-	private unchecked?: string;
+	unchecked?: string;
+
+	/**
+	 * The list's newest end looked at again through a small window, once a read of several large windows from its start
+	 * has reached its end: the real service's pages of 100 were seen to leave out its newest registrations, and a
+	 * total cannot show it when registrations are deleted meanwhile.
+	 */
+	private frontCheck: 'due' | 'done' | undefined;
+
+	/** The size of the first window, which decides whether the front is looked at again. */
+	private firstWindowSize = 0;
 
 	ended = false;
 
 	gap: string | undefined;
+
+	stoppedShort = false;
 
 	total: number | undefined;
 
@@ -260,6 +284,11 @@ export class PagedList implements ListRead {
 
 	get complete(): boolean {
 		return this.ended && this.gap === undefined;
+	}
+
+	/** Whether the read began at the list's start (not further on). */
+	get startedAtListStart(): boolean {
+		return (this.options.from?.offset ?? 0) === 0 || this.habits.bare;
 	}
 
 	/** Records in hand, for If Already Registered's choice between this listing and looking customers up. */
@@ -308,7 +337,9 @@ export class PagedList implements ListRead {
 			throw new NodeApiError(this.context.getNode(), { message }, { message, description, itemIndex: this.itemIndex });
 		}
 		if (this.habits.bare) return await this.readWhole();
+		if (this.frontCheck === 'due') return await this.checkFront();
 		const window = this.nextWindow();
+		if (this.windowsRead === 0) this.firstWindowSize = window.limit;
 		const { body, page, absent, answeredAt } = await ask(this.context, this.list, this.itemIndex, {
 			page: window.page,
 			limit: window.limit,
@@ -322,7 +353,9 @@ export class PagedList implements ListRead {
 				this.notAList = true;
 				this.add([asObject(body)]);
 			}
-			return this.finish(absent || this.windowsRead === 1 ? undefined : 'the service answered a page with no list');
+			return this.windowsRead === 1 || absent
+				? this.finish()
+				: this.stopShort('the service answered a page with no list');
 		}
 		if (!page.wrapped) {
 			// No pages: a bare array shorter than any page a service gives, or holding the Limit, is all there is to read.
@@ -347,14 +380,58 @@ export class PagedList implements ListRead {
 		return this.finish(undefined, page?.records ?? []);
 	}
 
+	/**
+	 * Looks at the list's newest end again in small windows, each overlapping the one before, until one reaches what the
+	 * read holds: the registrations that arrived meanwhile lie before it, and those the large windows left out.
+	 */
+	private async checkFront(): Promise<false> {
+		this.frontCheck = 'done';
+		const shown: IDataObject[] = [];
+		let reached = false;
+		for (let end = 0; !reached && shown.length < MAX_REANCHORS * PAGE_SIZE; ) {
+			const window = end === 0 ? { page: 1, limit: MIN_PAGE_SIZE, offset: 0 } : overlappingWindow(end, MIN_PAGE_SIZE);
+			const { page } = await ask(this.context, this.list, this.itemIndex, { page: window.page, limit: window.limit });
+			this.windowsRead += 1;
+			const records = page?.records ?? [];
+			shown.push(...records);
+			reached = records.length < window.limit || records.some((record) => this.byIdentity.has(this.identity(record)));
+			end = window.offset + records.length;
+		}
+		// What it shows that was not read is the list's newest: it goes first, where the service lists it.
+		const read = [...this.byIdentity];
+		const readBefore = new Set(this.byIdentity.keys());
+		this.byIdentity.clear();
+		this.add(shown.filter((record) => !readBefore.has(this.identity(record))));
+		for (const [key, record] of read) this.byIdentity.set(key, record);
+		return this.finish(reached ? undefined : 'registrations arrived faster than the list could be read', shown);
+	}
+
+	/** The list's end is reached: the read ends, once its newest end is looked at again where that is due. */
+	private endOfList(): boolean {
+		const severalLargeWindows = this.windowsRead > 1 && this.firstWindowSize >= PAGE_SIZE;
+		if (
+			severalLargeWindows &&
+			this.frontCheck === undefined &&
+			this.options.from === undefined &&
+			!this.options.limit
+		) {
+			this.frontCheck = 'due';
+			return true;
+		}
+		return this.finish();
+	}
+
 	private nextWindow(): Window {
 		const fixed = this.habits.fixedPageSize;
 		if (this.windowsRead === 0) {
-			const size = Math.min(this.options.firstWindow ?? PAGE_SIZE, this.options.limit ?? PAGE_SIZE, this.windowSize);
 			const start = this.options.from?.offset ?? 0;
 			if (fixed !== undefined)
 				return { page: Math.floor(start / fixed) + 1, limit: fixed, offset: start - (start % fixed) };
-			return start === 0 ? { page: 1, limit: size, offset: 0 } : overlappingWindow(start + 1, size);
+			// Further on, a window no larger than the service is known to give: a service that gives fewer than asked
+			// counts its pages by what it gives, and the window would not be where it was asked.
+			const sure = this.habits.capped || this.habits.largestAnswer >= PAGE_SIZE ? this.windowSize : MIN_PAGE_SIZE;
+			const size = Math.min(this.options.firstWindow ?? PAGE_SIZE, this.options.limit ?? PAGE_SIZE, this.windowSize);
+			return start === 0 ? { page: 1, limit: size, offset: 0 } : overlappingWindow(start + 1, Math.min(size, sure));
 		}
 		if (fixed !== undefined) {
 			// Pages of a fixed size cannot overlap: the next one follows.
@@ -367,6 +444,7 @@ export class PagedList implements ListRead {
 	/** Takes a wrapped window: continues the read, or asks again further back or on when it does not. */
 	private take(page: Page, asked: Window): boolean {
 		const { records } = page;
+		this.lastAnswerEmpty = records.length === 0;
 		// More than asked: the service gives a fixed page size, and counted this page's offset by it.
 		if (records.length > asked.limit) this.habits.fixedPageSize = records.length;
 		const fixed = this.habits.fixedPageSize;
@@ -379,7 +457,15 @@ export class PagedList implements ListRead {
 		if (!this.continues(records, window)) return this.reanchor(window, grewBy);
 
 		const before = this.byIdentity.size;
-		const startsOver = window.offset > 0 && records.length > 0 && this.identity(records[0]) === this.firstIdentity;
+		// Half a window more read before than it was placed to overlap (and arrivals moved into it): the service did not
+		// start the window where it was asked — it ignores `page`. (A few more are the real service's large pages.)
+		const readBefore = records.filter((record) => this.byIdentity.has(this.identity(record))).length;
+		const expected = this.end - window.offset + Math.max(0, grewBy);
+		const misplaced = this.windowsRead > 1 && readBefore > expected + window.limit / 2;
+		const startsOver =
+			window.offset > 0 &&
+			records.length > 0 &&
+			(misplaced || (this.identity(records[0]) === this.firstIdentity && !(grewBy >= window.offset)));
 		this.add(records);
 		const added = this.byIdentity.size - before;
 		this.lastWindow = records;
@@ -392,8 +478,16 @@ export class PagedList implements ListRead {
 				: Math.max(window.offset + records.length, this.end + Math.max(0, grewBy));
 
 		if (this.full || records.length === 0) return this.finish();
-		if (records.length < Math.min(window.limit, sureSize)) return this.finish();
-		if (this.total !== undefined && this.end >= this.total) return this.finish();
+		// A window from further on that gives the list's start again — and not because as many arrived before it.
+		if (startsOver) {
+			// Whole only if this one answer held the whole list: counting what several held would count the deleted.
+			return records.length >= (this.total ?? Infinity) ? this.finish() : this.stopShort('the service ignores page');
+		}
+		if (window.offset > 0 && added > 0 && this.windowsRead > 1) this.habits.pagesHonoured = true;
+		if (records.length < Math.min(window.limit, sureSize)) return this.endOfList();
+		// A first window further on reaches the total only where `page` is honoured; elsewhere it was the list's start.
+		const placed = this.windowsRead > 1 || window.offset === 0 || this.habits.pagesHonoured;
+		if (this.total !== undefined && this.end >= this.total && placed) return this.endOfList();
 		if (records.length < window.limit) {
 			// The list's end, or the service's page size: with a total, more follow; without, the next window tells.
 			if (this.total !== undefined) this.habits.capped = true;
@@ -401,13 +495,11 @@ export class PagedList implements ListRead {
 		} else if (this.probe !== undefined && added > 0) {
 			this.habits.capped = true;
 		}
-		if (startsOver && added === 0) {
-			return this.finish(
-				this.total !== undefined && this.byIdentity.size >= this.total ? undefined : 'the service ignores page',
-			);
-		}
+		// Nothing past the list's start, and its start again shows nothing new: the list is what its start shows.
+		if (added === 0 && window.offset === 0 && this.emptyFurtherOn) return this.endOfList();
+		this.emptyFurtherOn = false;
 		this.stalls = added > 0 ? 0 : this.stalls + 1;
-		if (this.stalls > MAX_REANCHORS) return this.finish('the list changed too much while it was read');
+		if (this.stalls > MAX_REANCHORS) return this.stopShort('the list changed too much while it was read');
 		return true;
 	}
 
@@ -432,6 +524,7 @@ export class PagedList implements ListRead {
 	 */
 	private reanchor(window: Window, grewBy: number): boolean {
 		this.stalls += 1;
+		this.emptyFurtherOn ||= window.offset > 0 && this.lastAnswerEmpty;
 		const back = Math.ceil(this.windowSize / 2) * 2 ** (this.stalls - 1);
 		if (this.byIdentity.size === 0 && this.options.from !== undefined) {
 			// The first window did not start before what is to be read: start further back, at worst at the list's start.
@@ -439,10 +532,15 @@ export class PagedList implements ListRead {
 			this.windowsRead = 0;
 			return true;
 		}
-		if (this.stalls > MAX_REANCHORS) return this.finish('the list changed too much while it was read');
+		if (this.stalls > MAX_REANCHORS) return this.stopShort('the list changed too much while it was read');
 		this.end = Math.max(1, grewBy > 0 ? this.end + grewBy : this.end - Math.max(back, -grewBy));
 		this.totalAtEnd = this.total;
 		return true;
+	}
+
+	private stopShort(why: string): false {
+		this.stoppedShort = true;
+		return this.finish(why);
 	}
 
 	private finish(gap?: string, records?: IDataObject[]): false {

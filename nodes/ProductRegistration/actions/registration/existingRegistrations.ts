@@ -145,7 +145,7 @@ async function listForCustomers(
 		// The lookups by e-mail say, each for its own rows, what went wrong.
 		return customers;
 	}
-	const byEmail = groupedBy(listing.records, customerEmailOf);
+	const byEmail = groupedBy(listing.records, (record) => customerEmailOf(record)?.toLowerCase());
 	// Without each record's e-mail the listing cannot say whose it is.
 	if (byEmail.has(undefined)) return customers;
 	const stillToLookUp: Customer[] = [];
