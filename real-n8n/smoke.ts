@@ -7,6 +7,7 @@ import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
 import type { StoredRegistration } from '../sandbox/state';
 import { chainedWorkflow, itemsNode } from './chainedWorkflow';
+import { checkDialects, checkDurableScheduler } from './dialects';
 import type { Example } from './examples';
 import { CREDENTIAL, importExamples } from './examples';
 import type { ExecutionResult, RealN8n } from './instance';
@@ -18,7 +19,9 @@ import { N8N_LINES, nodeOutput, packPackage, root, waitFor } from './instance';
  * `npm run test:n8n`: every workflow of examples/ imported into a real n8n (each line of N8N_LINES, the package
  * installed as n8n's community-package installer does) and run against the sandbox as a user runs it: those that
  * start with a Manual Trigger by `n8n execute`, the others by calling their trigger over HTTP on a started n8n —
- * the registration webhook, the receipt form. Each run's items are checked. Not part of CI (it needs a real n8n).
+ * the registration webhook, the receipt form. Each run's items are checked. Then the Poll Trigger and If Already
+ * Registered against readings of the API page other than the real service's, and on n8n 2.x the Poll Trigger under
+ * its durable scheduler (dialects.ts). Not part of CI (it needs a real n8n).
  */
 
 type Items = Array<Record<string, unknown>>;
@@ -651,6 +654,9 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 		await smtp.stop();
 		n8n.cleanUp();
 	}
+	const reportDialect = (problems: string[], line: string) => report('dialects', problems, line);
+	await checkDialects(version, tarball, reportDialect);
+	if (!version.startsWith('1.')) await checkDurableScheduler(version, tarball, reportDialect);
 	const unchecked = readdirSync(join(root, 'examples')).filter(
 		(file) => file.endsWith('.json') && !file.startsWith('sample-') && !CHECKS[file],
 	);
