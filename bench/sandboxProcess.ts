@@ -22,7 +22,10 @@ export interface SandboxSetup {
 	form?: { slug: string; registrations: number };
 	/** How lists are answered (the real service's pages by default); see sandbox/lists.ts. */
 	dialect?: Partial<ListDialect>;
+	/** Registrations made now, at once (a burst). */
 	registrations?: number;
+	/** Registrations made over the past 30 days, in a hundred batches: a shop's history. */
+	history?: number;
 	/** Registrations to hold, as the API takes them. */
 	registrationRows?: Array<Record<string, unknown>>;
 	serialNumbers?: string[];
@@ -42,8 +45,8 @@ export interface SandboxReady {
 	storageUrl: string;
 }
 
-/** Registrations like a shop's: a few products, 1,000 customers, one serial each. */
-export function seedRegistrations(state: SandboxState, count: number): void {
+/** Registrations like a shop's: a few products, 1,000 customers, one serial each; made at `createdAt`, or now. */
+export function seedRegistrations(state: SandboxState, count: number, createdAt?: string): void {
 	state.createRegistrations(
 		Array.from({ length: count }, (_, index) => ({
 			productName: `Kettle K${index % 7}`,
@@ -53,7 +56,18 @@ export function seedRegistrations(state: SandboxState, count: number): void {
 			purchaseDate: '2024-03-01',
 			customer: { id: 1000 + (index % 1000), city: 'Albany', State: 'NY', country: 'US' },
 		})),
+		createdAt,
 	);
+}
+
+const DAY = 86_400_000;
+
+/** `count` registrations made over the past 30 days, the oldest first, in a hundred batches. */
+function seedHistory(state: SandboxState, count: number): void {
+	for (let batch = 0; batch < 100; batch++) {
+		const size = Math.floor(count / 100) + (batch < count % 100 ? 1 : 0);
+		if (size > 0) seedRegistrations(state, size, new Date(Date.now() - (30 * DAY * (100 - batch)) / 100).toISOString());
+	}
 }
 
 function statsOf(sandbox: Sandbox): SandboxStats {
@@ -76,10 +90,21 @@ async function main(): Promise<void> {
 	const sandbox = await Sandbox.start();
 	process.on('message', (message: { type: string; setup?: SandboxSetup }) => {
 		if (message.type === 'setup' && message.setup) {
-			const { reset, latencyMs, inFlightLimit, rate, form, dialect, registrations, registrationRows, serialNumbers } =
-				message.setup;
+			const {
+				reset,
+				latencyMs,
+				inFlightLimit,
+				rate,
+				form,
+				dialect,
+				registrations,
+				history,
+				registrationRows,
+				serialNumbers,
+			} = message.setup;
 			if (reset) sandbox.reset();
 			sandbox.latencyMs = latencyMs;
+			if (history) seedHistory(sandbox.state, history);
 			if (registrations) seedRegistrations(sandbox.state, registrations);
 			if (registrationRows) sandbox.state.createRegistrations(registrationRows);
 			if (serialNumbers) sandbox.state.createSerialNumbers(serialNumbers.map((serialNumber) => ({ serialNumber })));

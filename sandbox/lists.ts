@@ -108,13 +108,24 @@ function scatter(id: string): string {
 
 /** The matching registrations in the dialect's order; `insertedLastFirst` is the order they were stored in, reversed. */
 function inOrder(insertedLastFirst: StoredRegistration[], order: ListDialect['order']): StoredRegistration[] {
-	const positioned = insertedLastFirst.map((registration, position) => ({ registration, position }));
-	const byCreation = (a: (typeof positioned)[0], b: (typeof positioned)[0]) =>
-		Date.parse(b.registration.createdAt) - Date.parse(a.registration.createdAt) || a.position - b.position;
-	if (order === 'newestFirst') positioned.sort(byCreation);
-	else if (order === 'oldestFirst') positioned.sort((a, b) => byCreation(b, a));
-	else positioned.sort((a, b) => scatter(a.registration.id).localeCompare(scatter(b.registration.id)));
-	return positioned.map(({ registration }) => registration);
+	if (order === 'none') {
+		return insertedLastFirst
+			.map((registration) => ({ registration, place: scatter(registration.id) }))
+			.sort((a, b) => a.place.localeCompare(b.place))
+			.map(({ registration }) => registration);
+	}
+	// Stored in the order they were made (nothing listed late): already the newest first. (ISO times of one form
+	// compare as text as they do as times.)
+	const stored = insertedLastFirst.every(
+		(registration, index) => index === 0 || registration.createdAt <= insertedLastFirst[index - 1].createdAt,
+	);
+	const newestFirst = stored
+		? insertedLastFirst
+		: insertedLastFirst
+				.map((registration, position) => ({ registration, position, time: Date.parse(registration.createdAt) }))
+				.sort((a, b) => b.time - a.time || a.position - b.position)
+				.map(({ registration }) => registration);
+	return order === 'newestFirst' ? newestFirst : [...newestFirst].reverse();
 }
 
 /** One answer to a list request in this dialect; `insertedLastFirst` holds every match, the last stored first. */
@@ -131,10 +142,11 @@ export function listAnswer(
 	else size = dialect.limit === 'capped' ? Math.min(asked, dialect.cap) : asked;
 	const ordered = inOrder(insertedLastFirst, dialect.order);
 	const withTotal = dialect.shape === 'dataTotal' || dialect.shape === 'dataMetaTotal';
+	const leavesOut = size >= 100 && withTotal && dialect.largePagesMissNewest > 0;
 	const newestLeftOut = new Set(
-		size >= 100 && withTotal ? inOrder(insertedLastFirst, 'newestFirst').slice(0, dialect.largePagesMissNewest) : [],
+		leavesOut ? inOrder(insertedLastFirst, 'newestFirst').slice(0, dialect.largePagesMissNewest) : [],
 	);
-	const listed = ordered.filter((registration) => !newestLeftOut.has(registration));
+	const listed = leavesOut ? ordered.filter((registration) => !newestLeftOut.has(registration)) : ordered;
 	const start = dialect.pages === 'honoured' ? (page - 1) * size : 0;
 	const data = listed.slice(start, start + size).map((registration) => listedRegistration(registration, dialect));
 	const total = insertedLastFirst.length;
