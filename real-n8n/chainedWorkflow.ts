@@ -32,3 +32,29 @@ export function chainedWorkflow(id: string, nodes: ChainedNode[]) {
 		})),
 	};
 }
+
+/** Rows of a sheet a shop imports: 5 products for each of `rows / 5` customers, a customer's rows together. */
+export const SHEET_ROWS = 1000;
+
+/**
+ * A scheduled import as a shop sets it up: a Code node with the sheet's 1,000 rows (200 customers), then Registration:
+ * Create named "Register", mapped automatically, with If Already Registered: Skip, using `credential`.
+ */
+export function sheetImportWorkflow(id: string, credential: { id: string; name: string }) {
+	const sheet = `return Array.from({ length: ${SHEET_ROWS} }, (_, i) => ({ json: { Product: 'Grinder G' + (i % 5), Email: 'buyer' + Math.floor(i / 5) + '@example.com' } }));`;
+	return chainedWorkflow(id, [
+		itemsNode('Sheet', sheet),
+		{
+			name: 'Register',
+			type: 'n8n-nodes-product-registration.productRegistration',
+			typeVersion: 1,
+			parameters: {
+				resource: 'registration',
+				operation: 'create',
+				dataMode: 'autoMapInputData',
+				options: { ifExists: 'skip' },
+			},
+			credentials: { productRegistrationApi: credential },
+		},
+	]);
+}

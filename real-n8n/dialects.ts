@@ -2,7 +2,7 @@ import type { ListDialect } from '../sandbox/lists';
 import { API_DOCUMENT, REAL_SERVICE } from '../sandbox/lists';
 import { Sandbox } from '../sandbox/service';
 import type { StoredRegistration } from '../sandbox/state';
-import { chainedWorkflow, itemsNode } from './chainedWorkflow';
+import { SHEET_ROWS, sheetImportWorkflow } from './chainedWorkflow';
 import { nodeOutput, RealN8n, waitFor } from './instance';
 
 /**
@@ -54,27 +54,9 @@ function heldTwice(sandbox: Sandbox): number {
 
 /** A 1,000-row sheet of 200 customers imported with If Already Registered: Skip, twice. */
 async function checkSkip(n8n: RealN8n, sandbox: Sandbox, key: string, report: Report): Promise<void> {
-	const rows = 1000;
-	const sheet = `return Array.from({ length: ${rows} }, (_, i) => ({ json: { Product: 'Grinder G' + (i % 5), Email: 'buyer' + Math.floor(i / 5) + '@example.com' } }));`;
-	const credential = credentialFor(key);
+	const rows = SHEET_ROWS;
 	const id = `skip${key}`;
-	await n8n.importWorkflow(
-		chainedWorkflow(id, [
-			itemsNode('Sheet', sheet),
-			{
-				name: 'Register',
-				type: 'n8n-nodes-product-registration.productRegistration',
-				typeVersion: 1,
-				parameters: {
-					resource: 'registration',
-					operation: 'create',
-					dataMode: 'autoMapInputData',
-					options: { ifExists: 'skip' },
-				},
-				credentials: { productRegistrationApi: credential },
-			},
-		]),
-	);
+	await n8n.importWorkflow(sheetImportWorkflow(id, credentialFor(key)));
 	for (const [run, outcome] of [
 		[1, 'created'],
 		[2, 'skipped'],

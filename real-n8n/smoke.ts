@@ -6,7 +6,7 @@ import { ECHO_LIMIT } from '../nodes/ProductRegistration/transport/answerText';
 import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
 import type { StoredRegistration } from '../sandbox/state';
-import { chainedWorkflow, itemsNode } from './chainedWorkflow';
+import { chainedWorkflow, SHEET_ROWS, sheetImportWorkflow } from './chainedWorkflow';
 import { checkDialects, checkDurableScheduler } from './dialects';
 import type { Example } from './examples';
 import { CREDENTIAL, importExamples } from './examples';
@@ -385,25 +385,8 @@ async function checkPagedList(n8n: RealN8n, sandbox: Sandbox): Promise<string[]>
  * created then skipped, and nothing be held twice.
  */
 async function checkImportAtServicePace(n8n: RealN8n, sandbox: Sandbox): Promise<string[]> {
-	const rows = 1000;
-	const sheet = `return Array.from({ length: ${rows} }, (_, i) => ({ json: { Product: 'Grinder G' + (i % 5), Email: 'buyer' + Math.floor(i / 5) + '@example.com' } }));`;
-	await n8n.importWorkflow(
-		chainedWorkflow('paceImport', [
-			itemsNode('Sheet', sheet),
-			{
-				name: 'Under test',
-				type: 'n8n-nodes-product-registration.productRegistration',
-				typeVersion: 1,
-				parameters: {
-					resource: 'registration',
-					operation: 'create',
-					dataMode: 'autoMapInputData',
-					options: { ifExists: 'skip' },
-				},
-				credentials: { [CREDENTIAL.type]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
-			},
-		]),
-	);
+	const rows = SHEET_ROWS;
+	await n8n.importWorkflow(sheetImportWorkflow('paceImport', CREDENTIAL));
 	sandbox.limitRate({ perSecond: 2, burst: 2, retryAfter: true });
 	const problems: string[] = [];
 	try {
@@ -414,7 +397,7 @@ async function checkImportAtServicePace(n8n: RealN8n, sandbox: Sandbox): Promise
 			const requestsBefore = sandbox.requests.length;
 			const refusedBefore = sandbox.rateLimit!.refused;
 			const result = await n8n.execute('paceImport', { timeoutMs: 300_000 });
-			const items = nodeOutput(result.data, 'Under test');
+			const items = nodeOutput(result.data, 'Register');
 			const through = items.filter((item) => item.outcome === outcome).length;
 			const refused = sandbox.rateLimit!.refused - refusedBefore;
 			const runProblems = expectThat(
@@ -422,7 +405,7 @@ async function checkImportAtServicePace(n8n: RealN8n, sandbox: Sandbox): Promise
 				`run ${run}: ${rows} items ${outcome} expected, got ${through} of ${items.length}: ${result.data?.data.resultData.error?.message ?? JSON.stringify(items.find((item) => item.outcome !== outcome) ?? '').slice(0, 200)}`,
 			);
 			problems.push(...runProblems);
-			const task = result.data?.data.resultData.runData['Under test']?.[0];
+			const task = result.data?.data.resultData.runData.Register?.[0];
 			console.log(
 				`  ${runProblems.length === 0 ? 'ok  ' : 'FAIL'} import at 2 requests a second, run ${run}: ${through} of ${rows} items ${outcome}, ${sandbox.requests.length - requestsBefore - refused} requests taken and ${refused} refused, ${((task?.executionTime ?? 0) / 1000).toFixed(1)} s`,
 			);
