@@ -22,7 +22,9 @@ import type { ServiceContext } from './session';
  *   in one request, which the API page reads as every match. Once a run has seen one, its lists are asked whole.
  * - The read ends when a Limit is reached, when a window reaches the service's `total`, when a window is shorter than
  *   the service has shown it gives (so it is the list's end, not the service's page size), or when `page` turns out
- *   to be ignored (the list's start again). Without a `total`, a read may take one window more to be sure.
+ *   to be ignored (a window asked for further on gives the list's start again). Without a `total`, a read may take one
+ *   window more to be sure. A read of several windows of 100 from the list's start then looks at its newest end again
+ *   in small windows (the real service's pages of 100 were seen to leave its newest out).
  * - A read that cannot be sure it holds every record that existed while it was read says why (`gap`): the service
  *   listed fewer than its total, ignores `page`, gives a fixed page size that windows cannot overlap, or changed
  *   too much. Callers show it (Get Many) or do not trust the list to prove a registration absent (If Already
@@ -289,11 +291,6 @@ export class PagedList implements ListRead {
 	/** Whether the read began at the list's start (not further on). */
 	get startedAtListStart(): boolean {
 		return (this.options.from?.offset ?? 0) === 0 || this.habits.bare;
-	}
-
-	/** Records in hand, for If Already Registered's choice between this listing and looking customers up. */
-	get size(): number {
-		return this.byIdentity.size;
 	}
 
 	/** The windows still to read by the service's `total` and the window size; undefined without a total. */
