@@ -1,5 +1,5 @@
 import type { ListDialect } from '../sandbox/lists';
-import type { RateLimitSettings } from '../sandbox/rateLimit';
+import type { RateLimitSettings } from '../sandbox/refusals';
 import { Sandbox } from '../sandbox/service';
 import type { SandboxState } from '../sandbox/state';
 
@@ -80,7 +80,7 @@ function statsOf(sandbox: Sandbox): SandboxStats {
 	}
 	return {
 		requests: sandbox.requests.length,
-		refusedForRate: sandbox.rateLimit?.refused ?? 0,
+		refusedForRate: sandbox.refusals?.refused ?? 0,
 		duplicates,
 		registrations: sandbox.state.registrations.size,
 	};

@@ -12,7 +12,7 @@ import {
 	runWorkflow,
 	TRIGGER_NODE_TYPE,
 } from '../harness/workflowRunner';
-import { describeRateLimit, rateLimitFromEnvironment } from '../sandbox/rateLimit';
+import { describeRateLimit, rateLimitFromEnvironment } from '../sandbox/refusals';
 import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
 
@@ -306,7 +306,7 @@ async function main(): Promise<void> {
 			for (let run = 1; run <= (demo.runs ?? 1); run++) {
 				const requestsBefore = sandbox.requests.length;
 				const registrationsBefore = sandbox.state.registrations.size;
-				const refusedBefore = sandbox.rateLimit?.refused ?? 0;
+				const refusedBefore = sandbox.refusals?.refused ?? 0;
 				const started = Date.now();
 				if (demo.runs) console.log(`   run ${run}${!demo.trigger && run > 1 ? ' (the same input again)' : ''}:`);
 				const triggered = await demo.trigger?.(run);
@@ -330,7 +330,7 @@ async function main(): Promise<void> {
 					console.log(`   the run failed: ${result.error.message}`);
 				}
 				const created = sandbox.state.registrations.size - registrationsBefore;
-				const refused = (sandbox.rateLimit?.refused ?? 0) - refusedBefore;
+				const refused = (sandbox.refusals?.refused ?? 0) - refusedBefore;
 				console.log(
 					`   ${shown.length} item(s) out, ${sandbox.requests.length - requestsBefore - refused} request(s) to the service${rateLimit ? ` (and ${refused} refused for the rate)` : ''}, ${created} registration(s) created, ${Date.now() - started} ms\n`,
 				);

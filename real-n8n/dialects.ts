@@ -264,7 +264,7 @@ export async function checkDurableScheduler(version: string, tarball: string, re
 				...expectThat(executions > 1, `the burst should take several polls, took ${executions}`),
 				...expectThat(failed === 0, `${failed} execution(s) did not succeed`),
 			],
-			`durable scheduler (poll timeout 10 s), a burst of ${burst.length} at 5 requests a second: ${ids.length} emitted in ${executions} executions within ${Math.round((Date.now() - started) / 1000)} s, ${sandbox.requestsTo('GET', '/api/registrations').length} list requests, ${sandbox.rateLimit?.refused ?? 0} refused`,
+			`durable scheduler (poll timeout 10 s), a burst of ${burst.length} at 5 requests a second: ${ids.length} emitted in ${executions} executions within ${Math.round((Date.now() - started) / 1000)} s, ${sandbox.requestsTo('GET', '/api/registrations').length} list requests, ${sandbox.refusals?.refused ?? 0} refused`,
 		);
 	} finally {
 		await n8n.stop();

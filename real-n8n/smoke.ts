@@ -395,11 +395,11 @@ async function checkImportAtServicePace(n8n: RealN8n, sandbox: Sandbox): Promise
 			[2, 'skipped'],
 		] as const) {
 			const requestsBefore = sandbox.requests.length;
-			const refusedBefore = sandbox.rateLimit!.refused;
+			const refusedBefore = sandbox.refusals!.refused;
 			const result = await n8n.execute('paceImport', { timeoutMs: 300_000 });
 			const items = nodeOutput(result.data, 'Register');
 			const through = items.filter((item) => item.outcome === outcome).length;
-			const refused = sandbox.rateLimit!.refused - refusedBefore;
+			const refused = sandbox.refusals!.refused - refusedBefore;
 			const runProblems = expectThat(
 				through === rows && !result.data?.data.resultData.error,
 				`run ${run}: ${rows} items ${outcome} expected, got ${through} of ${items.length}: ${result.data?.data.resultData.error?.message ?? JSON.stringify(items.find((item) => item.outcome !== outcome) ?? '').slice(0, 200)}`,

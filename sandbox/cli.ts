@@ -1,4 +1,4 @@
-import { describeRateLimit, rateLimitFromEnvironment } from './rateLimit';
+import { describeRateLimit, rateLimitFromEnvironment } from './refusals';
 import { seedSampleData } from './sampleData';
 import { Sandbox } from './service';
 

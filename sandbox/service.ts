@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { ListDialect } from './lists';
 import { listAnswer, REAL_SERVICE } from './lists';
 import { ObjectStorage } from './objectStorage';
-import type { RateLimitSettings } from './rateLimit';
-import { RateLimit } from './rateLimit';
+import type { RateLimitSettings, RefusalSettings } from './refusals';
+import { asRefusals, mostInASecond, Refusals } from './refusals';
 import { ApiError, SandboxState } from './state';
 
 /** What the sandbox recorded of one request, as the service received it. */
@@ -19,6 +19,10 @@ export interface RecordedRequest {
 	query: Record<string, string>;
 	headers: IncomingHttpHeaders;
 	body: unknown;
+	/** When the service received it (ms since the epoch). */
+	receivedAt: number;
+	/** Whether the service refused it (see refuse). */
+	refused: boolean;
 }
 
 /**
@@ -96,8 +100,8 @@ export class Sandbox {
 	/** Whether GET /api/forms exists: the real service has it, the API document does not list it (404). */
 	listsForms = true;
 
-	/** The rate limit the service enforces on its API, if any (see limitRate). */
-	rateLimit: RateLimit | undefined;
+	/** How the service refuses requests to its API, if it does (see refuse and refusals.ts). */
+	refusals: Refusals | undefined;
 
 	/** How long a pre-signed upload address stays valid; negative hands out already expired ones. */
 	uploadUrlTtlSeconds: number;
@@ -137,12 +141,25 @@ export class Sandbox {
 		this.peakInFlight = 0;
 		this.dialect = { ...REAL_SERVICE };
 		this.listsForms = true;
-		this.rateLimit = undefined;
+		this.refusals = undefined;
+	}
+
+	/**
+	 * Refuses requests to the API from now on as the settings say (refusals.ts: a steady bucket, every request for a
+	 * while or for good, 429 or 503, each form of Retry-After); `undefined` takes every request again.
+	 */
+	refuse(settings: RefusalSettings | undefined): void {
+		this.refusals = settings && new Refusals(settings);
 	}
 
 	/** Limits the API's rate from now on, as the real service does when pushed; `undefined` lifts the limit. */
 	limitRate(settings: RateLimitSettings | undefined): void {
-		this.rateLimit = settings && new RateLimit(settings);
+		this.refuse(settings && asRefusals(settings));
+	}
+
+	/** The most requests the service received within any one second from `since` on (ms since the epoch). */
+	mostRequestsInASecond(since = 0): number {
+		return mostInASecond(this.requests.map((request) => request.receivedAt).filter((at) => at >= since));
 	}
 
 	/** Requests made to one endpoint, e.g. `requestsTo('GET', '/api/registrations')`. */
@@ -178,6 +195,8 @@ export class Sandbox {
 			query: Object.fromEntries(parsedUrl.searchParams),
 			headers: request.headers,
 			body: rawBody,
+			receivedAt: Date.now(),
+			refused: false,
 		};
 		let bodyIsJson = true;
 		if (rawBody !== '') {
@@ -191,10 +210,11 @@ export class Sandbox {
 		}
 		this.requests.push(recorded);
 
-		const refusal = this.rateLimit?.take();
+		const refusal = this.refusals?.take(recorded.receivedAt);
 		if (refusal !== undefined) {
-			response.writeHead(429, { 'content-type': 'application/json', ...refusal });
-			response.end(JSON.stringify({ message: 'Too many requests' }));
+			recorded.refused = true;
+			response.writeHead(refusal.status, { 'content-type': 'application/json', ...refusal.headers });
+			response.end(JSON.stringify({ message: refusal.status === 429 ? 'Too many requests' : 'Service Unavailable' }));
 			return;
 		}
 

@@ -54,7 +54,7 @@ describe.each([
 
 		expect(result.error).toBeUndefined();
 		expect(result.items.filter((item) => item.json.found === true)).toHaveLength(120);
-		expect(sandbox().rateLimit!.refused).toBeGreaterThan(0);
+		expect(sandbox().refusals!.refused).toBeGreaterThan(0);
 		// 100 requests beyond the burst at 20 a second: 5 s; kept to within 1.25 × that, and never faster.
 		expect(seconds).toBeGreaterThanOrEqual(4);
 		expect(seconds).toBeLessThanOrEqual(6.25);
@@ -73,8 +73,8 @@ describe.each([
 		expect(result.items.map((item) => item.json.outcome)).toEqual(Array(500).fill('created'));
 		// The 34 overlapping windows over the 3,000 registrations and a look at the newest end cost less than 100
 		// lookups; then 5 creates of 100: 40 requests, 20 of them beyond the burst.
-		expect(sandbox().requests.length - sandbox().rateLimit!.refused).toBe(40);
-		expect(sandbox().rateLimit!.refused).toBeGreaterThan(0);
+		expect(sandbox().requests.length - sandbox().refusals!.refused).toBe(40);
+		expect(sandbox().refusals!.refused).toBeGreaterThan(0);
 		expect(seconds).toBeLessThanOrEqual(1.25 * (20 / 20) + 0.5);
 		expect(sandbox().state.registrations.size).toBe(3500);
 	}, 20_000);

@@ -276,7 +276,7 @@ describe('Product Registration Poll Trigger', () => {
 
 		expect(error).toBeUndefined();
 		expect(ids(items)).toEqual(burst);
-		expect(sandbox().rateLimit!.refused).toBeGreaterThan(0);
+		expect(sandbox().refusals!.refused).toBeGreaterThan(0);
 	}, 20_000);
 });
 
