@@ -15,11 +15,17 @@ import { N8N_LINES, packPackage, RealN8n } from './instance';
  * would: the same calls paced to the known rate (Batching, the pagination's interval), Retry On Fail, the form listed
  * with pagination or each customer looked up (whichever is fewer requests), a Code node to keep the new rows and cut
  * them into batches of 100. The figures are the requests the service took and refused, n8n's own run time of the
- * nodes against the floor (requests taken ÷ rate), failed items and registrations held twice. With --write-docs
- * (every case run) the tables replace those in docs/performance.md. Not part of CI.
+ * nodes against the floor (requests taken ÷ rate), failed items and registrations held twice; the fewest requests
+ * possible are shown beside the verdict. With --write-docs (every case run) the tables replace those in
+ * docs/performance.md. Not part of CI.
  */
 
 const LATENCY_MS = 20;
+/** The targets (issue 41): the node learns the pace instead of finding it by refusals, at no cost in time. */
+const MOST_REFUSED = 2;
+const LARGE_FORM = 200_000;
+const MOST_REFUSED_OF_SERVED_IN_LARGE_FORM = 0.05;
+const MOST_OF_FLOOR = 1.05;
 const SHEET_ROWS = 1000;
 const CUSTOMERS = 200;
 const FORM = 'warranty-2024';
@@ -257,8 +263,11 @@ async function benchLine(version: string, tarball: string, cases: Case[]): Promi
 						!node.error &&
 						node.failedItems === 0 &&
 						duplicates.node === 0 &&
-						node.ms <= 1.25 * floorMs &&
-						node.requests <= minimum,
+						node.refused <= MOST_REFUSED &&
+						(run === 'create' ||
+							bench.formSize < LARGE_FORM ||
+							node.refused <= MOST_REFUSED_OF_SERVED_IN_LARGE_FORM * node.requests) &&
+						node.ms <= MOST_OF_FLOOR * floorMs,
 				};
 				rows.push(row);
 				console.error(`  ${version} ${describe(row)}`);
@@ -285,12 +294,12 @@ function describe(row: Row): string {
 
 function table(rows: Row[]): string {
 	const lines = [
-		'| form holds | rate | 429 | run | this node: requests (refused), time, × floor | HTTP Request node: the same | failed items (node / HTTP) | registrations held twice (node / HTTP) | target: 0 failed, 0 twice, ≤ 1.25× floor, requests ≤ minimum |',
+		`| form holds | rate | 429 | run | this node: requests (refused), time, × floor | HTTP Request node: the same | failed items (node / HTTP) | registrations held twice (node / HTTP) | target: 0 failed, 0 twice, ≤ ${MOST_REFUSED} refused (and ≤ ${MOST_REFUSED_OF_SERVED_IN_LARGE_FORM * 100}% of those taken on an import into the ${LARGE_FORM.toLocaleString('en-US')} form), ≤ ${MOST_OF_FLOOR}× floor |`,
 		'|---|---|---|---|---|---|---|---|---|',
 	];
 	for (const row of rows) {
 		lines.push(
-			`| ${row.formSize.toLocaleString('en-US')} | ${row.rate}/s | ${row.retryAfter ? 'Retry-After' : 'bare'} | ${row.run} | ${figures(row.node, row.rate)} | ${figures(row.http, row.rate)} | ${row.node.failedItems} / ${row.http.failedItems} | ${row.duplicates.node} / ${row.duplicates.http} | ${row.met ? 'met' : '**missed**'} (minimum ${row.minimumRequests}) |`,
+			`| ${row.formSize.toLocaleString('en-US')} | ${row.rate}/s | ${row.retryAfter ? 'Retry-After' : 'bare'} | ${row.run} | ${figures(row.node, row.rate)} | ${figures(row.http, row.rate)} | ${row.node.failedItems} / ${row.http.failedItems} | ${row.duplicates.node} / ${row.duplicates.http} | ${row.met ? 'met' : '**missed**'} (the fewest requests possible: ${row.minimumRequests}) |`,
 		);
 	}
 	return lines.join('\n');

@@ -2,7 +2,6 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { useSandbox } from '../../harness/sandbox';
 import { runNode } from '../../harness/workflowRunner';
-import { ServicePace } from '../../nodes/ProductRegistration/transport/servicePace';
 import { seededRandom } from '../../sandbox/random';
 
 const { sandbox, credentials } = useSandbox();
@@ -20,68 +19,6 @@ const getSerial = (options: Record<string, number> = {}) => ({
 function seedSerials(count: number) {
 	sandbox().state.createSerialNumbers(serials(count).map((item) => ({ serialNumber: item.json.serial as string })));
 }
-
-describe("the run's pace", () => {
-	test('a refusal starts one pause for the run; refusals of requests already in flight join it', async () => {
-		const pace = new ServicePace(1000);
-		const rounds = await Promise.all([pace.acquire(), pace.acquire(), pace.acquire(), pace.acquire()]);
-		expect(rounds).toEqual([0, 0, 0, 0]);
-
-		const before = Date.now();
-		pace.refused(0, 2000);
-		const pausedUntil = pace.pausedUntil;
-		pace.refused(0, 5000);
-		pace.refused(0, undefined);
-
-		expect(pausedUntil - before).toBeGreaterThanOrEqual(2000);
-		expect(pace.pausedUntil).toBe(pausedUntil);
-		expect(pace.inFlightAllowed).toBe(2);
-	});
-
-	test('without Retry-After it pauses for Retry Wait, doubled for each pause in a row that ends in a refusal', () => {
-		const pace = new ServicePace(100);
-		const pauses: number[] = [];
-		for (let round = 0; round < 4; round++) {
-			const before = Date.now();
-			pace.refused(round, undefined);
-			pauses.push(Math.round((pace.pausedUntil - before) / 100) * 100);
-		}
-		pace.answered();
-		const before = Date.now();
-		pace.refused(4, undefined);
-		pauses.push(Math.round((pace.pausedUntil - before) / 100) * 100);
-
-		expect(pauses).toEqual([100, 200, 400, 800, 100]);
-	});
-
-	test('each pause halves the requests allowed in flight, down to 1; each round of successes as large raises it by one', async () => {
-		const pace = new ServicePace(0);
-		for (let request = 0; request < 8; request++) await pace.acquire();
-		pace.refused(0, 0);
-		expect(pace.inFlightAllowed).toBe(4);
-		for (let round = 1; round <= 3; round++) pace.refused(round, 0);
-		expect(pace.inFlightAllowed).toBe(1);
-
-		pace.answered();
-		expect(pace.inFlightAllowed).toBe(2);
-		pace.answered();
-		expect(pace.inFlightAllowed).toBe(2);
-		pace.answered();
-		expect(pace.inFlightAllowed).toBe(3);
-	});
-
-	test('a request waiting for the pause ends at once on Stop', async () => {
-		const pace = new ServicePace(1000);
-		await pace.acquire();
-		pace.refused(0, 60_000);
-		const stop = new AbortController();
-		setTimeout(() => stop.abort(), 50);
-
-		const started = Date.now();
-		expect(await pace.acquire(stop.signal)).toBeUndefined();
-		expect(Date.now() - started).toBeLessThan(1000);
-	});
-});
 
 describe('bounded concurrency', () => {
 	test('keeps at most Concurrency requests in flight, and the outputs in input order', async () => {
@@ -101,11 +38,11 @@ describe('bounded concurrency', () => {
 		);
 	});
 
-	test('the default runs 50 at once', async () => {
-		seedSerials(120);
+	test('the default runs 50 at once, once a cautious start has met no limit', async () => {
+		seedSerials(200);
 		sandbox().latencyMs = 20;
 
-		await runNode({ parameters: getSerial(), credentials: credentials(), items: serials(120) });
+		await runNode({ parameters: getSerial(), credentials: credentials(), items: serials(200) });
 
 		expect(sandbox().peakInFlight).toBe(50);
 	});

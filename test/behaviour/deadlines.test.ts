@@ -144,11 +144,12 @@ describe('Stop', () => {
 	afterEach(() => tracked.restore());
 
 	test('ends every request in flight: the node returns within 1 s and sends nothing afterwards', async () => {
-		const service = await misbehavingService('silent');
-		const items = Array.from({ length: 60 }, (_, index) => ({ json: { serial: `SN-${index}` } }));
+		const items = Array.from({ length: 80 }, (_, index) => ({ json: { serial: `SN-${index}` } }));
+		// The first 40 answer, so that the run is past its cautious start; the next 20 (Concurrency) hang.
+		sandbox().faultPlan = () => (sandbox().requests.length > 40 ? { delayMs: 10_000 } : undefined);
 		let stoppedAt = 0;
 		const stop = (async () => {
-			await eventually(() => server!.requests.length >= 20, 5000);
+			await eventually(() => sandbox().inFlight >= 20, 5000);
 			stoppedAt = Date.now();
 		})();
 
@@ -159,7 +160,7 @@ describe('Stop', () => {
 				serialNumber: '={{ $json.serial }}',
 				options: { timeout: 60_000, concurrency: 20 },
 			},
-			credentials: service,
+			credentials: credentials(),
 			items,
 			continueOnFail: true,
 			stop,
@@ -167,11 +168,11 @@ describe('Stop', () => {
 
 		expect(run.error).toBeUndefined();
 		expect((await tracked.returned) - stoppedAt).toBeLessThan(1000);
-		const sentWhenStopped = server!.requests.length;
-		expect(sentWhenStopped).toBe(20);
+		const sentWhenStopped = sandbox().requests.length;
+		expect(sentWhenStopped).toBe(60);
 		await new Promise((resolve) => setTimeout(resolve, 1500));
-		expect(server!.requests.length).toBe(sentWhenStopped);
-		expect(await eventually(() => server!.openConnections() === 0)).toBe(true);
+		expect(sandbox().requests.length).toBe(sentWhenStopped);
+		expect(await eventually(() => connectionsTo(Number(new URL(sandbox().baseUrl).port)) === 0)).toBe(true);
 	}, 15_000);
 
 	test('ends a wait between retries at once', async () => {

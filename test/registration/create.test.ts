@@ -255,11 +255,11 @@ describe('registration: Create', () => {
 		expect(sandbox().requestsTo('POST', '/api/registrations')).toHaveLength(2);
 	});
 
-	test('batches go out up to Concurrency (default 4) at once, and the output keeps the input order', async () => {
-		sandbox().latencyMs = 50;
+	test('batches go out up to Concurrency (default 4) at once, once a cautious start has met no limit, and the output keeps the input order', async () => {
+		sandbox().latencyMs = 20;
 
 		const result = await runNode({
-			parameters: createFromColumns({ options: { batchSize: 10 } }),
+			parameters: createFromColumns({ options: { batchSize: 4 } }),
 			credentials: credentials(),
 			items: rows(100),
 		});

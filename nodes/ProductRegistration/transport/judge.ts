@@ -36,6 +36,15 @@ export interface FailedAttempt {
 	httpCode?: string;
 	/** What the user can check when sending again did not help. */
 	help?: string;
+	/** The service refused the request, for its rate or as unavailable for now: the whole run waits. */
+	refusal?: RefusalReason;
+}
+
+/** Why the service refused a request, and how long it asked to wait (Retry-After) when it said. */
+export interface RefusalReason {
+	/** Its rate (429), or unavailable for now (503), which teaches nothing of its rate. */
+	why: 'rate' | 'unavailable';
+	retryAfterMs: number | undefined;
 }
 
 /** In this API every POST creates something (records, a status change): it must never be created twice. */
@@ -119,17 +128,26 @@ export function judgeAnswer(
 			httpCode,
 		};
 	}
+	const retryAfter = retryAfterMs(response.headers?.['retry-after']);
 	if (statusCode === 429) {
 		return {
 			problem: `the service is limiting the rate of requests (HTTP 429)${saying}`,
 			serviceMayHaveActed: false,
 			httpCode,
+			refusal: { why: 'rate', retryAfterMs: retryAfter },
+		};
+	}
+	if (statusCode === 503) {
+		return {
+			problem: `the service answered HTTP ${statusCode}${saying}`,
+			serviceMayHaveActed: true,
+			httpCode,
+			refusal: { why: 'unavailable', retryAfterMs: retryAfter },
 		};
 	}
 	// A 500 to a create may come after the records were stored: its outcome is unknown, not a plain refusal.
 	if (
 		statusCode === 502 ||
-		statusCode === 503 ||
 		statusCode === 504 ||
 		(statusCode >= 500 && createsSomething(request))
 	) {

@@ -6,9 +6,10 @@ import { runParameters } from '../helpers/runParameters';
 import { wholeNumber } from '../helpers/values';
 import { withoutToken } from './answerText';
 import type { FailedAttempt, FailFunction } from './judge';
-import { backoffMs, isFailedAttempt, judgeAnswer, judgeNoAnswer, retryAfterMs } from './judge';
+import { backoffMs, isFailedAttempt, judgeAnswer, judgeNoAnswer } from './judge';
 import type { AttemptResult } from './send';
 import { sendAttempt } from './send';
+import type { ServicePace, Ticket } from './servicePace';
 import { servicePace, untilStop } from './servicePace';
 import type { ServiceContext } from './session';
 import { cancelSignal, serviceSession, serviceUrl } from './session';
@@ -16,8 +17,9 @@ import { cancelSignal, serviceSession, serviceUrl } from './session';
 /**
  * The only way the node talks to the service. One request, start to end: the run's session (credential read once),
  * the URL, then attempts — each waiting for the run's pace (servicePace.ts), sent with its own deadline (send.ts), its
- * answer judged (judge.ts) — sent again only after a failure that may pass, and a create never once the service may
- * have acted on it; Stop cuts waits short. Every failure becomes an n8n error for the item, with the service's own
+ * answer judged (judge.ts) and told to the pace — sent again only after a failure that may pass, and a create never
+ * once the service may have acted on it; a request the service keeps refusing gives up at its bound, counted from its
+ * first attempt; Stop cuts waits short. Every failure becomes an n8n error for the item, with the service's own
  * message and HTTP status, never the token.
  */
 
@@ -99,14 +101,23 @@ export async function serviceRequest(
 	const stopped = (problem: string) => fail(`The execution was stopped ${problem}; the request was not repeated`);
 
 	const pace = servicePace(this, policy.retryDelayMs);
-	// A request may be refused for the rate (429) for as long as its attempts could have taken; it then fails.
-	const refusalBoundMs = (policy.maxRetries + 1) * policy.timeoutMs;
-	let refusedSince: number | undefined;
+	// While the service refuses, a request may wait as long as its attempts could have taken, from its first one.
+	const patienceMs = (policy.maxRetries + 1) * policy.timeoutMs;
+	const since = Date.now();
+	let refusedOnce = false;
 	let anAttemptMayHaveActed = false;
 	for (let failures = 0; ; ) {
-		const round = await pace.acquire(stop);
-		if (round === undefined)
-			throw stopped(refusedSince === undefined ? 'before the request was sent' : 'while the service asked to wait');
+		const ticket = await pace.acquire({ stop, since, patienceMs });
+		if (ticket === 'stopped')
+			throw stopped(refusedOnce ? 'while the service asked to wait' : 'before the request was sent');
+		if (ticket === 'outwaited') {
+			const refusal = pace.latestRefusal!;
+			throw fail(
+				`${capitalized(refusal.problem)}. The service kept refusing for as long as this request may take: (Retries + 1) × Timeout = ${seconds(patienceMs)} from its first attempt`,
+				refusal.httpCode,
+				'The service is busy: run these items later, or raise Options > Retries or Timeout to give it longer.',
+			);
+		}
 		const sent = await sendAttempt.call(this, {
 			method: request.method,
 			url,
@@ -115,29 +126,23 @@ export async function serviceRequest(
 			authorization: session.authorization,
 			timeoutMs: policy.timeoutMs,
 		});
-		if (!('response' in sent)) pace.unanswered();
-		else if (sent.response.statusCode === 429)
-			pace.refused(round, retryAfterMs(sent.response.headers?.['retry-after']));
-		else pace.answered();
-		if ('error' in sent && sent.cancelled) throw stopped('while waiting for the service');
-		const outcome: ServiceResponse | FailedAttempt =
-			'response' in sent
-				? judgeAnswer(sent.response, request, anAttemptMayHaveActed, session.token, fail)
-				: judgeNoAnswer(sent.error, sent.timedOut, origin, policy.timeoutMs);
-		if (!isFailedAttempt(outcome)) return { ...outcome, answeredAt: answerDate(sent) };
-		if (outcome.httpCode === '429') {
-			// The run pauses for it (servicePace); the refusal spends none of the request's Retries.
-			refusedSince ??= Date.now();
-			const refusedForMs = Math.max(pace.pausedUntil, Date.now()) - refusedSince;
-			if (refusedForMs > refusalBoundMs) {
-				throw fail(
-					`${capitalized(outcome.problem)}. It kept refusing this request for longer than the request may take: (Retries + 1) × Timeout = ${seconds(refusalBoundMs)}`,
-					outcome.httpCode,
-					'The service is busy: run these items later, or raise Options > Retries or Timeout to give it longer.',
-				);
-			}
-			continue;
+		if ('error' in sent && sent.cancelled) {
+			pace.unanswered();
+			throw stopped('while waiting for the service');
 		}
+		let outcome: ServiceResponse | FailedAttempt | undefined;
+		try {
+			outcome =
+				'response' in sent
+					? judgeAnswer(sent.response, request, anAttemptMayHaveActed, session.token, fail)
+					: judgeNoAnswer(sent.error, sent.timedOut, origin, policy.timeoutMs);
+		} finally {
+			tellPace(pace, ticket, 'response' in sent, outcome);
+		}
+		if (!isFailedAttempt(outcome)) return { ...outcome, answeredAt: answerDate(sent) };
+		refusedOnce ||= outcome.refusal !== undefined;
+		// The run pauses for a refusal for the rate, which spends none of the request's Retries.
+		if (outcome.refusal?.why === 'rate') continue;
 		failures += 1;
 		if (request.method === 'POST' && outcome.serviceMayHaveActed) {
 			throw fail(
@@ -155,9 +160,24 @@ export async function serviceRequest(
 			);
 		}
 		anAttemptMayHaveActed ||= outcome.serviceMayHaveActed;
+		// An unavailable service pauses the whole run, which is this request's wait too.
+		if (outcome.refusal) continue;
 		if (await untilStop(sleep(backoffMs(policy.retryDelayMs, failures)), stop))
 			throw stopped(`while ${outcome.problem}`);
 	}
+}
+
+/** What the pace learns of an attempt: refused (429, 503), answered otherwise, or no answer at all. */
+function tellPace(
+	pace: ServicePace,
+	ticket: Ticket,
+	answered: boolean,
+	outcome: ServiceResponse | FailedAttempt | undefined,
+): void {
+	if (!answered) pace.unanswered();
+	else if (outcome && isFailedAttempt(outcome) && outcome.refusal)
+		pace.refused(ticket, { ...outcome.refusal, problem: outcome.problem, httpCode: outcome.httpCode! });
+	else pace.answered(ticket);
 }
 
 function answerDate(sent: AttemptResult): number | undefined {
