@@ -30,8 +30,8 @@ const INTERFACE: Record<string, string[]> = {
 };
 
 /**
- * Parameters each operation of the interface cannot run without: the editor must mark them required. (An operation
- * added later is held to the required marks of its own description.)
+ * Parameters each operation cannot run without: the editor must mark them required. An operation added later must
+ * be named here too, or its test fails.
  */
 const REQUIRED: Record<string, string[]> = {
 	'file.upload': ['binaryPropertyName'],
@@ -83,6 +83,12 @@ describe('the editor: choosing what to do', () => {
 			expect(runnable[resource]).toEqual(expect.arrayContaining(names));
 	});
 
+	test('every operation it runs has the parameters it cannot run without named in REQUIRED', () => {
+		expect(operations.map(({ resource, operation }) => `${resource}.${operation}`).sort()).toEqual(
+			Object.keys(REQUIRED).sort(),
+		);
+	});
+
 	test('a resource missing from the Resource dropdown is seen, and a workflow using it shows "not supported"', () => {
 		const withoutSerialNumbers = withProperty('resource', (property) => ({
 			...property,
@@ -124,7 +130,8 @@ describe.each(operations)('the editor: $resource → $operation', ({ resource, o
 		const shown = shownProperties(description, fresh);
 		const required = shown.filter((property) => property.required).map((property) => property.name);
 		const isEmpty = (value: unknown) => value === '' || (value as { value?: unknown })?.value === '';
-		const expected = REQUIRED[key] ?? [...required].sort();
+		const expected = REQUIRED[key];
+		expect(expected).toBeDefined();
 		const emptyByDefault = expected.filter((name) =>
 			isEmpty(shown.find((property) => property.name === name)?.default),
 		);
