@@ -341,17 +341,17 @@ describe('registration: Get Many, the API document reading (a bare array)', () =
 		expect(result.items.map((item) => item.json.productName)).toEqual(['Blender B3', 'Toaster T2', 'Kettle K1']);
 	});
 
-	test('Return All over 250: a window of 100, then the whole list asked without pages, in one answer', async () => {
+	test('Return All over 250: a window of 100, then a limit of 1,000, which the answer falls short of, then without a limit (a service may cut what limit asks)', async () => {
 		seedMany(250);
 
 		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
 
-		expect(pages()).toEqual([{ page: '1', limit: '100' }, {}]);
+		expect(pages()).toEqual([{ page: '1', limit: '100' }, { limit: '1000' }, {}]);
 		expect(ids(result.items)).toEqual(newestFirst(250));
 		expect(result.hints).toEqual([]);
 	});
 
-	test('Limit 150 over 250: the whole list is asked with the Limit', async () => {
+	test('Limit 150 over 250: a window of 100, then the list asked with the Limit', async () => {
 		seedMany(250);
 
 		const result = await runNode({ parameters: getAll({ returnAll: false, limit: 150 }), credentials: credentials() });

@@ -18,8 +18,10 @@ import type { ServiceContext } from './session';
  *   it meanwhile (a deletion moves the later records one place up, so pages that do not overlap can skip one). A
  *   window that holds none is asked for again further back (or on, when the service's total grew by more than a
  *   window), a few times, before the read ends saying that the list changed too much while it was read.
- * - A bare array (the API page's reading) has no pages: the list is asked for whole, without `page` and `limit`,
- *   in one request, which the API page reads as every match. Once a run has seen one, its lists are asked whole.
+ * - A bare array (the API page's reading) has no pages: one answer is the list. The API page reads an answer without
+ *   `limit` as every match, but a service may give a default page then, so the answer to a `limit` and the one
+ *   without are compared and the longer taken; where `limit` gives more, it is raised until an answer falls short of
+ *   it. A bare array shorter than any page a service gives (MIN_PAGE_SIZE) is all there is, in one request.
  * - The read ends when a Limit is reached, when a window reaches the service's `total`, when a window is shorter than
  *   the service has shown it gives (so it is the list's end, not the service's page size), or when `page` turns out
  *   to be ignored (a window asked for further on gives the list's start again). Without a `total`, a read may take one
@@ -210,6 +212,9 @@ export interface ReadOptions {
 export class PagedList implements ListRead {
 	private readonly byIdentity = new Map<string, IDataObject>();
 
+	/** Where in the list each record was when first read (its offset, as the service counted it). */
+	private readonly readAt = new Map<string, number>();
+
 	private readonly habits: ListHabits;
 
 	private windowsRead = 0;
@@ -333,7 +338,7 @@ export class PagedList implements ListRead {
 			const description = 'Narrow the list with a filter, or set a Limit.';
 			throw new NodeApiError(this.context.getNode(), { message }, { message, description, itemIndex: this.itemIndex });
 		}
-		if (this.habits.bare) return await this.readWhole();
+		if (this.habits.bare) return await this.readBare();
 		if (this.frontCheck === 'due') return await this.checkFront();
 		const window = this.nextWindow();
 		if (this.windowsRead === 0) this.firstWindowSize = window.limit;
@@ -355,26 +360,43 @@ export class PagedList implements ListRead {
 				: this.stopShort('the service answered a page with no list');
 		}
 		if (!page.wrapped) {
-			// No pages: a bare array shorter than any page a service gives, or holding the Limit, is all there is to read.
 			this.habits.bare = true;
-			const { length } = page.records;
-			const enough = length < Math.min(window.limit, MIN_PAGE_SIZE) || length >= (this.options.limit ?? Infinity);
-			return window.offset === 0 && enough ? this.finish(undefined, page.records) : await this.readWhole();
+			// A bare answer ignores `page`: whatever was asked, it is the list's start.
+			return await this.readBare({ records: page.records, limit: window.limit });
 		}
 		return this.take(page, window);
 	}
 
-	/** A bare list, asked for whole (or its first Limit records): one answer, every match. */
-	private async readWhole(): Promise<false> {
-		const { page, answeredAt } = await ask(
-			this.context,
-			this.list,
-			this.itemIndex,
-			this.options.limit ? { limit: this.options.limit } : {},
-		);
+	/**
+	 * A bare list: one answer holds it, or its first Limit records. `first` is an answer already given to a `limit`;
+	 * without it one is asked for. An answer that fills its `limit` is asked again with one ten times larger (at least
+	 * PAGE_SIZE), until one falls short of it. An answer that falls short may still be cut by the service, so the list
+	 * is then asked for without `limit`, which the API page reads as every match, and the longer answer taken (without
+	 * `limit` a service may give a default page instead; compared with an answer short of its limit, it is not longer).
+	 */
+	private async readBare(first?: { records: IDataObject[]; limit: number }): Promise<false> {
+		const wanted = this.options.limit ?? Infinity;
+		let asked = first?.limit ?? Math.min(wanted, PAGE_SIZE);
+		let longest = first?.records ?? (await this.askBare({ limit: asked }));
+		if (longest.length < Math.min(asked, MIN_PAGE_SIZE)) return this.finish(undefined, longest);
+		while (longest.length >= asked && asked < wanted && asked < PAGE_SIZE * MAX_PAGES) {
+			asked = Math.min(wanted, Math.max(PAGE_SIZE, asked * 10));
+			const larger = await this.askBare({ limit: asked });
+			if (larger.length <= longest.length) break;
+			longest = larger;
+		}
+		if (longest.length < wanted) {
+			const unlimited = await this.askBare({});
+			if (unlimited.length > longest.length) longest = unlimited;
+		}
+		return this.finish(undefined, longest);
+	}
+
+	private async askBare(paging: IDataObject): Promise<IDataObject[]> {
+		const { page, answeredAt } = await ask(this.context, this.list, this.itemIndex, paging);
 		this.windowsRead += 1;
 		this.firstAnsweredAt ??= answeredAt;
-		return this.finish(undefined, page?.records ?? []);
+		return page?.records ?? [];
 	}
 
 	/**
@@ -459,10 +481,11 @@ export class PagedList implements ListRead {
 		const readBefore = records.filter((record) => this.byIdentity.has(this.identity(record))).length;
 		const expected = this.end - window.offset + Math.max(0, grewBy);
 		const misplaced = this.windowsRead > 1 && readBefore > expected + window.limit / 2;
-		const startsOver =
-			window.offset > 0 &&
-			records.length > 0 &&
-			(misplaced || (this.identity(records[0]) === this.firstIdentity && !(grewBy >= window.offset)));
+		const startsOver = window.offset > 0 && records.length > 0 && (misplaced || this.movedOn(records, window, grewBy));
+		records.forEach((record, index) => {
+			const key = this.identity(record);
+			if (!this.readAt.has(key)) this.readAt.set(key, window.offset + index);
+		});
 		this.add(records);
 		const added = this.byIdentity.size - before;
 		this.lastWindow = records;
@@ -498,6 +521,21 @@ export class PagedList implements ListRead {
 		this.stalls = added > 0 ? 0 : this.stalls + 1;
 		if (this.stalls > MAX_REANCHORS) return this.stopShort('the list changed too much while it was read');
 		return true;
+	}
+
+	/**
+	 * Whether a window holds a record far further on than where it was read: records move on only as far as others
+	 * arrive before them (the total's growth, and as many as were deleted). The list's first record read that far on
+	 * means `page` is ignored; any other, half a window of deletions is allowed for.
+	 */
+	private movedOn(records: IDataObject[], window: Window, grewBy: number): boolean {
+		return records.some((record, index) => {
+			const key = this.identity(record);
+			const readAt = this.readAt.get(key);
+			if (readAt === undefined) return false;
+			const slack = key === this.firstIdentity ? 0 : window.limit / 2;
+			return window.offset + index - readAt > Math.max(0, grewBy) + slack;
+		});
 	}
 
 	/** Whether a window carries on the read without a gap before it. */
