@@ -341,12 +341,12 @@ describe('registration: Get Many, the API document reading (a bare array)', () =
 		expect(result.items.map((item) => item.json.productName)).toEqual(['Blender B3', 'Toaster T2', 'Kettle K1']);
 	});
 
-	test('Return All over 250: a window of 100, then a limit of 1,000, which the answer falls short of, then without a limit (a service may cut what limit asks)', async () => {
+	test('Return All over 250: a window of 100, then the whole list asked without pages, in one answer', async () => {
 		seedMany(250);
 
 		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
 
-		expect(pages()).toEqual([{ page: '1', limit: '100' }, { limit: '1000' }, {}]);
+		expect(pages()).toEqual([{ page: '1', limit: '100' }, {}]);
 		expect(ids(result.items)).toEqual(newestFirst(250));
 		expect(result.hints).toEqual([]);
 	});

@@ -369,27 +369,46 @@ export class PagedList implements ListRead {
 
 	/**
 	 * A bare list: one answer holds it, or its first Limit records. `first` is an answer already given to a `limit`;
-	 * without it one is asked for. An answer that fills its `limit` is asked again with one ten times larger (at least
-	 * PAGE_SIZE), until one falls short of it. An answer that falls short may still be cut by the service, so the list
-	 * is then asked for without `limit`, which the API page reads as every match, and the longer answer taken (without
-	 * `limit` a service may give a default page instead; compared with an answer short of its limit, it is not longer).
+	 * without it one is asked for. The API page reads an answer without `limit` as every match, but a service may give
+	 * a default page then (no larger than a page): so the list is asked for without `limit` where the answer to a page
+	 * filled it, or fell short of its `limit` (which the service may have cut); where that is no longer, `limit` is
+	 * raised tenfold while answers fill it. What the answers held together is the list: a registration deleted between
+	 * two makes neither the whole.
 	 */
 	private async readBare(first?: { records: IDataObject[]; limit: number }): Promise<false> {
 		const wanted = this.options.limit ?? Infinity;
 		let asked = first?.limit ?? Math.min(wanted, PAGE_SIZE);
 		let longest = first?.records ?? (await this.askBare({ limit: asked }));
+		const answers = [longest];
 		if (longest.length < Math.min(asked, MIN_PAGE_SIZE)) return this.finish(undefined, longest);
+		if (longest.length >= asked && asked < Math.min(wanted, PAGE_SIZE)) {
+			asked = Math.min(wanted, PAGE_SIZE);
+			longest = await this.askBare({ limit: asked });
+			answers.push(longest);
+		}
+		if (longest.length < wanted && (wanted === Infinity || longest.length < asked)) {
+			const unlimited = await this.askBare({});
+			answers.push(unlimited);
+			if (unlimited.length > longest.length) return this.finish(undefined, this.together(answers));
+		}
 		while (longest.length >= asked && asked < wanted && asked < PAGE_SIZE * MAX_PAGES) {
-			asked = Math.min(wanted, Math.max(PAGE_SIZE, asked * 10));
+			asked = Math.min(wanted, asked * 10);
 			const larger = await this.askBare({ limit: asked });
+			answers.push(larger);
 			if (larger.length <= longest.length) break;
 			longest = larger;
 		}
-		if (longest.length < wanted) {
-			const unlimited = await this.askBare({});
-			if (unlimited.length > longest.length) longest = unlimited;
+		return this.finish(undefined, this.together(answers));
+	}
+
+	/** The records of several answers of one list, each once, in the order first listed. */
+	private together(answers: IDataObject[][]): IDataObject[] {
+		const byIdentity = new Map<string, IDataObject>();
+		for (const record of answers.flat()) {
+			const key = this.identity(record);
+			if (!byIdentity.has(key)) byIdentity.set(key, record);
 		}
-		return this.finish(undefined, longest);
+		return [...byIdentity.values()];
 	}
 
 	private async askBare(paging: IDataObject): Promise<IDataObject[]> {
@@ -481,7 +500,12 @@ export class PagedList implements ListRead {
 		const readBefore = records.filter((record) => this.byIdentity.has(this.identity(record))).length;
 		const expected = this.end - window.offset + Math.max(0, grewBy);
 		const misplaced = this.windowsRead > 1 && readBefore > expected + window.limit / 2;
-		const startsOver = window.offset > 0 && records.length > 0 && (misplaced || this.movedOn(records, window, grewBy));
+		const startsOver =
+			window.offset > 0 &&
+			records.length > 0 &&
+			(misplaced ||
+				(this.identity(records[0]) === this.firstIdentity && grewBy < window.offset) ||
+				this.movedOn(records, window, grewBy));
 		records.forEach((record, index) => {
 			const key = this.identity(record);
 			if (!this.readAt.has(key)) this.readAt.set(key, window.offset + index);
