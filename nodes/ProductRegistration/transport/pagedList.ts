@@ -169,21 +169,32 @@ async function ask(
 	return { body, page: pageOf(body, list.resourceKey), absent: statusCode === 404, answeredAt };
 }
 
+/** Where a person scrolling through a list has reached: records shown so far, and the page size the service gives. */
+export interface ListPosition {
+	offset: number;
+	pageSize: number;
+}
+
 /**
- * One page of a list, for a person scrolling through it (the editor's From List): its records and whether the
- * service holds more after it. A bare array is the whole list, or the first `pageSize` of it.
+ * One page of a list, for a person scrolling through it (the editor's From List): its records, and where the next
+ * page starts when the service holds more. The first page asks for PAGE_SIZE; the service may give fewer (its most,
+ * or the same number whatever is asked), and counts its pages by what it gives, so later pages ask for that many.
+ * A bare array is the whole list, or the first PAGE_SIZE of it.
  */
 export async function readListPage(
 	this: ServiceContext,
 	list: ListRequest,
-	pageNumber: number,
-	pageSize = PAGE_SIZE,
-): Promise<{ records: IDataObject[]; more: boolean }> {
-	const { page } = await ask(this, list, 0, { page: pageNumber, limit: pageSize });
-	if (page === undefined) return { records: [], more: false };
-	const more =
-		page.wrapped && (page.total !== undefined ? pageNumber * pageSize < page.total : page.records.length >= pageSize);
-	return { records: page.records, more };
+	position: ListPosition = { offset: 0, pageSize: PAGE_SIZE },
+): Promise<{ records: IDataObject[]; next?: ListPosition }> {
+	const { offset, pageSize } = position;
+	const { page } = await ask(this, list, 0, { page: Math.floor(offset / pageSize) + 1, limit: pageSize });
+	if (page === undefined || !page.wrapped || page.records.length === 0) return { records: page?.records ?? [] };
+	const given = page.records.length;
+	const reached = offset + given;
+	const more = page.total !== undefined ? reached < page.total : given >= Math.min(pageSize, MIN_PAGE_SIZE);
+	// The first page shows the size the service gives; a later page shorter than it is the list's end.
+	const next = { offset: reached, pageSize: offset === 0 ? given : pageSize };
+	return { records: page.records, next: more && (offset === 0 || given >= pageSize) ? next : undefined };
 }
 
 /** Where a read that does not start at the list's start begins (a poll trigger reading the list's newest end). */
