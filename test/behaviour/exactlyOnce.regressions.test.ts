@@ -273,4 +273,21 @@ describe('exactly once, found in review: If Already Registered', () => {
 		expect(run.items.filter((item) => item.json.outcome === 'created')).toHaveLength(0);
 		expect(heldTwice()).toBe(0);
 	});
+
+	test('Skip, one customer whose e-mail the sheet writes with capitals, stored in lower case: skipped, not created twice (the e-mail filter minds case)', async () => {
+		sandbox().state.createRegistrations([{ productName: 'Kettle K1', customerEmail: 'ann.lee@example.com' }]);
+
+		const run = await runNode({
+			parameters: createIfExists('skip'),
+			credentials: credentials(),
+			items: [{ json: { Product: 'Kettle K1', Email: 'Ann.Lee@Example.com' } }],
+		});
+
+		expect(run.items.map((item) => item.json.outcome ?? item.json.error)).toEqual(['skipped']);
+		expect(heldTwice()).toBe(0);
+		expect(sandbox().requestsTo('GET', '/api/registrations').map((request) => request.query.email)).toEqual([
+			'Ann.Lee@Example.com',
+			'ann.lee@example.com',
+		]);
+	});
 });
