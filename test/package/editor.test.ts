@@ -497,6 +497,7 @@ const examples = readdirSync(examplesDirectory)
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const OWN_TYPES: Record<string, () => INodeTypeDescription> = {
 	'n8n-nodes-product-registration.productRegistration': () => description,
+	'n8n-nodes-product-registration.productRegistrationTool': () => toolDescription,
 	'n8n-nodes-product-registration.productRegistrationTrigger': () => built.trigger().description,
 	'n8n-nodes-product-registration.productRegistrationPollTrigger': () => built.pollTrigger().description,
 };
@@ -504,6 +505,7 @@ const WEBHOOK_TYPES = [
 	'n8n-nodes-product-registration.productRegistrationTrigger',
 	'n8n-nodes-base.formTrigger',
 	'n8n-nodes-base.webhook',
+	'@n8n/n8n-nodes-langchain.mcpTrigger',
 ];
 
 describe.each(examples)('examples/$file, opened in the editor', ({ workflow }) => {
