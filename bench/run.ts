@@ -12,6 +12,7 @@ import type { Measurement } from './measure';
 import { MiB } from './measure';
 import type { PollFigures, PollWay } from './poll';
 import { BURST, measurePoll } from './poll';
+import { measureToolAnswers, toolAnswerTable } from './toolAnswers';
 import type { UploadWay } from './upload';
 import { measureUpload } from './upload';
 
@@ -19,7 +20,8 @@ import { measureUpload } from './upload';
  * `npm run bench [-- --json] [-- --only <case id>] [-- --write-docs]`: runs the node through n8n's engine against the sandbox (with
  * 20 ms of latency per request) and compares each case with the naive way and the floor the machine allows. Every
  * measurement runs in a fresh child process, so one run's memory peak cannot hide in another's. With --write-docs
- * (and every case run) the tables replace those in docs/performance.md.
+ * (and every case run) the tables replace those in docs/performance.md; so does the size of a tool's answers
+ * (`--only tool-answers` measures only those).
  */
 
 const UPLOAD_SIZE = 1024 * MiB;
@@ -314,12 +316,23 @@ async function main(): Promise<void> {
 			await rm(directory, { recursive: true, force: true });
 		}
 	}
+	const toolAnswers = !only || only === 'tool-answers' ? await measureToolAnswers() : [];
 	const machine = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, latencyMs: LATENCY_MS };
-	if (argv.includes('--json')) console.log(JSON.stringify({ machine, rows }, null, 2));
+	if (argv.includes('--json')) console.log(JSON.stringify({ machine, rows, toolAnswers }, null, 2));
 	else {
-		const markdown = tables(rows);
-		console.log(`Node.js ${machine.node}, ${machine.cpus} cores, ${LATENCY_MS} ms latency per request\n\n${markdown}`);
-		if (writesDocs() && !only) writeDocsSection('performance.md', 'engine-bench', 'npm run bench', markdown);
+		if (rows.length > 0) {
+			const markdown = tables(rows);
+			console.log(
+				`Node.js ${machine.node}, ${machine.cpus} cores, ${LATENCY_MS} ms latency per request\n\n${markdown}`,
+			);
+			if (writesDocs() && !only) writeDocsSection('performance.md', 'engine-bench', 'npm run bench', markdown);
+		}
+		if (toolAnswers.length > 0) {
+			const answers = toolAnswerTable(toolAnswers);
+			console.log(`\n${answers}`);
+			const command = only ? 'npm run bench -- --only tool-answers' : 'npm run bench';
+			if (writesDocs()) writeDocsSection('performance.md', 'tool-answers', command, answers);
+		}
 	}
 }
 

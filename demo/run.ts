@@ -137,6 +137,8 @@ const examplesDirectory = join(__dirname, '..', 'examples');
 /** The two outlines of the app's webhook: as its documentation shows it, and as a live shop sent it. */
 const WEBHOOK_SAMPLES = ['sample-registration-webhook.json', 'sample-registration-webhook-wrapped.json'];
 
+const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
+
 interface ExampleWorkflow {
 	name: string;
 	nodes: INode[];
@@ -168,10 +170,34 @@ const formSubmissions: Record<string, INodeExecutionData> = {
 	},
 };
 
+/** What an MCP client asks the MCP example, one request an item: the tools, then a shop assistant's calls. */
+const mcpClientRequests: INodeExecutionData[] = [
+	{ method: 'tools/list' },
+	{
+		method: 'tools/call',
+		name: 'Register_product',
+		arguments: {
+			Product_Name: 'Kettle K1',
+			Customer_Email: 'gil.ray@example.com',
+			Serial_Numbers: 'KT-2024-0101, KT-2024-0102',
+			Purchase_Date: '2024-10-05',
+		},
+	},
+	{ method: 'tools/call', name: 'Find_registrations', arguments: { Customer_Email: 'ann.lee@example.com' } },
+	{ method: 'tools/call', name: 'Look_up_serial_number', arguments: { Serial_Number: 'KT-2024-0001' } },
+	{ method: 'tools/call', name: 'Change_status', arguments: { Registration: 'R000001', Status: 'Confirmed' } },
+].map((request) => ({ json: request }));
+
+/** An MCP answer in short: the tools' names, or what a tool answered. */
+const mcpAnswer = (json: IDataObject) =>
+	(json.tools as Array<{ name: string }> | undefined)?.map((tool) => tool.name) ??
+	(json.content as Array<{ text: string }>)[0].text;
+
 /**
  * Each workflow in examples/ as it would be imported into n8n, run from its start node: the Manual Trigger with the
- * click's empty item, the Form Trigger with a sample submission, and the Product Registration Trigger with a sample
- * webhook fired at it over HTTP. The output shown is that of the workflow's last node.
+ * click's empty item, the Form Trigger with a sample submission, the Product Registration Trigger with a sample
+ * webhook fired at it over HTTP, and the MCP Server Trigger with an MCP client's requests. The output shown is that of
+ * the workflow's last node.
  */
 function exampleDemos(sandbox: Sandbox, credentials: ServiceCredentials): Demo[] {
 	return readdirSync(examplesDirectory)
@@ -189,9 +215,10 @@ function exampleDemos(sandbox: Sandbox, credentials: ServiceCredentials): Demo[]
 				run: {
 					workflow: { name: example.name, nodes, connections: example.connections },
 					startNode: start.name,
-					items: [formSubmissions[file] ?? { json: {} }],
+					items: start.type === MCP_TRIGGER_TYPE ? mcpClientRequests : [formSubmissions[file] ?? { json: {} }],
 				},
 				show: last.name,
+				view: start.type === MCP_TRIGGER_TYPE ? mcpAnswer : undefined,
 			};
 			// A scheduled import runs again, and a customer may send the same form twice: the second run creates nothing.
 			if (start.type === 'n8n-nodes-base.scheduleTrigger' || file === 'register-from-form.json') demo.runs = 2;

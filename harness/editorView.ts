@@ -12,6 +12,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
+import { asToolType } from './toolType';
+
 /**
  * The node as n8n's editor sees it: the *built* descriptions from dist/ (what a user installs), resolved with
  * n8n-workflow's own NodeHelpers — which parameters show for the values set, which defaults get stored, which
@@ -35,6 +37,8 @@ function loadBuilt<T>(file: string): T {
 
 export const built = {
 	node: () => loadBuilt<INodeType>('nodes/ProductRegistration/ProductRegistration.node.js'),
+	/** The node as n8n offers it to AI Agents and the MCP Server Trigger: Product Registration Tool. */
+	toolNode: () => asToolType(built.node()),
 	trigger: () => loadBuilt<INodeType>('nodes/ProductRegistrationTrigger/ProductRegistrationTrigger.node.js'),
 	pollTrigger: () =>
 		loadBuilt<INodeType>('nodes/ProductRegistrationPollTrigger/ProductRegistrationPollTrigger.node.js'),
@@ -209,6 +213,14 @@ export function displayOptionProblems(description: INodeTypeDescription): string
 		for (const condition of [property.displayOptions?.show, property.displayOptions?.hide]) {
 			for (const [key, wanted] of Object.entries(condition ?? {})) {
 				if (key === '@version') continue;
+				if (key === '@tool') {
+					// Whether the node is used as a tool: n8n knows no other values.
+					for (const value of (wanted ?? []) as unknown[]) {
+						if (typeof value !== 'boolean')
+							findings.push(`${at}: displayOptions want @tool = ${JSON.stringify(value)}`);
+					}
+					continue;
+				}
 				const name = key.replace(/^\//, '');
 				const scope = key.startsWith('/') ? description.properties : siblings;
 				const targets = scope.filter((candidate) => candidate.name === name);
@@ -230,11 +242,8 @@ export function displayOptionProblems(description: INodeTypeDescription): string
 	return findings;
 }
 
-/**
- * Top-level parameters the editor never shows: in no state a user can reach — each resource and operation, with
- * every dropdown and switch shown there flipped to each of its values once — is the parameter displayed.
- */
-export function neverShownProperties(description: INodeTypeDescription): string[] {
+/** The states a user can reach: each resource and operation, with every dropdown and switch shown there flipped to each of its values once. */
+function reachableStates(description: INodeTypeDescription): INodeParameters[] {
 	const states: INodeParameters[] = [];
 	for (const [resource, operations] of Object.entries(offeredOperations(description))) {
 		for (const operation of operations) {
@@ -249,8 +258,22 @@ export function neverShownProperties(description: INodeTypeDescription): string[
 			}
 		}
 	}
+	return states;
+}
+
+/**
+ * Top-level parameters the editor never shows: in no state a user can reach is the parameter displayed — neither on
+ * the node nor, when its tool's description is given (`<name>Tool`), on the node used as a tool.
+ */
+export function neverShownProperties(description: INodeTypeDescription, tool?: INodeTypeDescription): string[] {
+	const views = [description, ...(tool ? [tool] : [])].map((view) => ({ view, states: reachableStates(view) }));
 	return description.properties
-		.filter((property) => !states.some((state) => NodeHelpers.displayParameter(state, property, VERSION, description)))
+		.filter(
+			(property) =>
+				!views.some(({ view, states }) =>
+					states.some((state) => NodeHelpers.displayParameter(state, property, VERSION, view)),
+				),
+		)
 		.map((property) => `${property.name} (${JSON.stringify(property.displayOptions?.show ?? {})})`);
 }
 
@@ -276,7 +299,8 @@ export function defaultTypeProblems(description: INodeTypeDescription): string[]
 				: [`${at}: default ${JSON.stringify(property.default)} is not offered`];
 		}
 		const check = DEFAULT_TYPES[property.type];
-		if (check === undefined || check(property.default)) return [];
+		// An expression (the model's argument of a tool's field, `={{ $fromAI(...) }}`) may fill any field.
+		if (check === undefined || check(property.default) || isExpression(property.default)) return [];
 		return [`${at}: default ${JSON.stringify(property.default)} does not suit a ${property.type}`];
 	});
 }

@@ -1,9 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
+import { mcpServerStandIn } from './mcpServerStandIn';
+
 /**
- * Stand-ins for the n8n-nodes-base nodes the example workflows use (Manual Trigger, Form Trigger, Schedule Trigger, a
+ * Stand-ins for the n8n nodes the example workflows use (Manual Trigger, Form Trigger, Schedule Trigger, a
  * Code node with sample rows, a Merge by position, If and Filter on simple conditions, a form's ending page, Send
- * Email), so the
+ * Email, the MCP Server Trigger), so the
  * demo can run the examples without installing n8n-nodes-base: each start node passes on the items it is started
  * with, as the real trigger passes on the click's item or the form's submission.
  */
@@ -190,4 +192,5 @@ export const standInNodeTypes: Record<string, INodeType> = {
 	'n8n-nodes-base.formTrigger': startNode('formTrigger', 'Form Trigger'),
 	'n8n-nodes-base.scheduleTrigger': startNode('scheduleTrigger', 'Schedule Trigger', [1, 1.1, 1.2, 1.3]),
 	'n8n-nodes-base.code': sampleDataNode,
+	'@n8n/n8n-nodes-langchain.mcpTrigger': mcpServerStandIn,
 };

@@ -32,14 +32,18 @@ import { ProductRegistration } from '../nodes/ProductRegistration/ProductRegistr
 import { ProductRegistrationPollTrigger } from '../nodes/ProductRegistrationPollTrigger/ProductRegistrationPollTrigger.node';
 import { ProductRegistrationTrigger } from '../nodes/ProductRegistrationTrigger/ProductRegistrationTrigger.node';
 import { standInNodeTypes } from './standInNodes';
+import { asToolType } from './toolType';
 
 const NODE_NAME = 'Product Registration';
 export const PRODUCT_REGISTRATION_TYPE = 'n8n-nodes-product-registration.productRegistration';
 export const TRIGGER_NODE_TYPE = 'n8n-nodes-product-registration.productRegistrationTrigger';
 export const POLL_TRIGGER_NODE_TYPE = 'n8n-nodes-product-registration.productRegistrationPollTrigger';
+/** The node as an AI tool: the type n8n makes of it for AI Agents and the MCP Server Trigger. */
+export const PRODUCT_REGISTRATION_TOOL_TYPE = `${PRODUCT_REGISTRATION_TYPE}Tool`;
 
 const nodeTypeClasses: Record<string, INodeType | IVersionedNodeType> = {
 	[PRODUCT_REGISTRATION_TYPE]: new ProductRegistration(),
+	[PRODUCT_REGISTRATION_TOOL_TYPE]: asToolType(new ProductRegistration()),
 	[TRIGGER_NODE_TYPE]: new ProductRegistrationTrigger(),
 	[POLL_TRIGGER_NODE_TYPE]: new ProductRegistrationPollTrigger(),
 	...standInNodeTypes,

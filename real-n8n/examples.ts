@@ -24,6 +24,10 @@ export const CREDENTIAL = {
 /** The SMTP credential the e-mail example sends with. */
 export const SMTP_CREDENTIAL = { id: 'smtpCredential01', name: 'SMTP account', type: 'smtp' };
 
+/** The Bearer token MCP clients send to the MCP example's trigger, and the credential that holds it. */
+export const MCP_TOKEN = 'mcp-client-token';
+export const MCP_CREDENTIAL = { id: 'mcpClientsCred01', name: 'MCP clients', type: 'httpBearerAuth' };
+
 /** The workflows of examples/, each with an id and pointed at the imported credential, as a user sets them up. */
 export function readExamples(): Example[] {
 	return readdirSync(join(root, 'examples'))
@@ -33,7 +37,7 @@ export function readExamples(): Example[] {
 			const workflow = JSON.parse(readFileSync(join(root, 'examples', file), 'utf8')) as Example['workflow'];
 			workflow.id = `example${String(index + 1).padStart(4, '0')}`;
 			for (const node of workflow.nodes) {
-				for (const credential of [CREDENTIAL, SMTP_CREDENTIAL]) {
+				for (const credential of [CREDENTIAL, SMTP_CREDENTIAL, MCP_CREDENTIAL]) {
 					if (node.credentials?.[credential.type])
 						node.credentials[credential.type] = { id: credential.id, name: credential.name };
 				}
@@ -46,8 +50,8 @@ export function readExamples(): Example[] {
 }
 
 /**
- * A fresh real n8n with the package installed, the credential for this sandbox (and, given its port, one for an SMTP
- * server on 127.0.0.1), and every example imported.
+ * A fresh real n8n with the package installed, the credential for this sandbox, the MCP clients' token (and, given its
+ * port, a credential for an SMTP server on 127.0.0.1), and every example imported.
  */
 export async function importExamples(
 	version: string,
@@ -58,6 +62,7 @@ export async function importExamples(
 	const n8n = await RealN8n.create(version);
 	await n8n.installPackage(tarball);
 	await n8n.importCredential({ ...CREDENTIAL, data: { baseUrl: sandbox.baseUrl, accessToken: sandbox.token } });
+	await n8n.importCredential({ ...MCP_CREDENTIAL, data: { token: MCP_TOKEN } });
 	if (smtpPort !== undefined) {
 		await n8n.importCredential({
 			...SMTP_CREDENTIAL,

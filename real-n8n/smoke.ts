@@ -7,6 +7,7 @@ import { seedSampleData } from '../sandbox/sampleData';
 import { Sandbox } from '../sandbox/service';
 import type { StoredRegistration } from '../sandbox/state';
 import { chainedWorkflow, SHEET_ROWS, sheetImportWorkflow } from './chainedWorkflow';
+import { checkAgentTool } from './agent';
 import { checkDialects, checkDurableScheduler } from './dialects';
 import type { Example } from './examples';
 import { CREDENTIAL, importExamples } from './examples';
@@ -14,14 +15,16 @@ import type { ExecutionResult, RealN8n } from './instance';
 import type { ReceivedMail } from './smtpServer';
 import { startSmtpServer } from './smtpServer';
 import { N8N_LINES, nodeOutput, packPackage, root, waitFor } from './instance';
+import { checkMcpExample, MCP_EXAMPLE } from './mcp';
 
 /**
  * `npm run test:n8n`: every workflow of examples/ imported into a real n8n (each line of N8N_LINES, the package
  * installed as n8n's community-package installer does) and run against the sandbox as a user runs it: those that
  * start with a Manual Trigger by `n8n execute`, the others by calling their trigger over HTTP on a started n8n —
- * the registration webhook, the receipt form. Each run's items are checked. Then the Poll Trigger and If Already
- * Registered against readings of the API page other than the real service's, and on n8n 2.x the Poll Trigger under
- * its durable scheduler (dialects.ts). Not part of CI (it needs a real n8n).
+ * the registration webhook, the receipt form, the MCP example by the official MCP client (mcp.ts). Each run's items are
+ * checked. The node as a tool of n8n's AI Agent (agent.ts). Then the Poll Trigger and If Already Registered against
+ * readings of the API page other than the real service's, and on n8n 2.x the Poll Trigger under its durable scheduler
+ * (dialects.ts). Not part of CI (it needs a real n8n).
  */
 
 type Items = Array<Record<string, unknown>>;
@@ -601,9 +604,11 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 		passed = (await checkImportAtServicePace(n8n, sandbox)).length === 0 && passed;
 		passed = (await checkDeadline(n8n)).length === 0 && passed;
 		passed = (await checkFloodedAnswer(n8n)).length === 0 && passed;
+		await checkAgentTool(n8n, sandbox, report);
 
-		const triggered = examples.filter(({ file }) => !['execute', 'poll'].includes(CHECKS[file]?.start));
-		for (const example of triggered) await n8n.activate(example.workflow.id);
+		const triggered = examples.filter(({ file }) => CHECKS[file] && !['execute', 'poll'].includes(CHECKS[file].start));
+		const mcpExample = examples.find(({ file }) => file === MCP_EXAMPLE)!;
+		for (const example of [...triggered, mcpExample]) await n8n.activate(example.workflow.id);
 		await n8n.start();
 		const cookie = await n8n.ownerSession();
 		for (const example of triggered) {
@@ -630,6 +635,7 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 				);
 			}
 		}
+		await checkMcpExample(n8n, mcpExample, sandbox, report);
 		await checkPolling(n8n, sandbox, examples, report);
 	} finally {
 		await n8n.stop();
@@ -641,7 +647,7 @@ async function smokeOneLine(version: string, tarball: string): Promise<boolean> 
 	await checkDialects(version, tarball, reportDialect);
 	if (!version.startsWith('1.')) await checkDurableScheduler(version, tarball, reportDialect);
 	const unchecked = readdirSync(join(root, 'examples')).filter(
-		(file) => file.endsWith('.json') && !file.startsWith('sample-') && !CHECKS[file],
+		(file) => file.endsWith('.json') && !file.startsWith('sample-') && !CHECKS[file] && file !== MCP_EXAMPLE,
 	);
 	if (unchecked.length > 0) {
 		console.log(`  FAIL examples without a check: ${unchecked.join(', ')}`);

@@ -22,8 +22,10 @@ export interface ListDialect {
 	 */
 	limit: 'honoured' | 'capped' | 'ignored';
 	cap: number;
-	/** Records an answer holds when `limit` is absent (or ignored); a bare array without `limit` holds every match. */
+	/** Records an answer holds when `limit` is absent (or ignored); a bare array without `limit` holds every match... */
 	defaultPageSize: number;
+	/** ...unless it too gives a default page without `limit` (the API page reads it as every match; it may not be). */
+	bareDefaultPage?: boolean;
 	/** By `createdAt`, the newest first (the real service) or the oldest first; or in no order (stable, by a hash). */
 	order: 'newestFirst' | 'oldestFirst' | 'none';
 	/** The key a record's id is listed under, and whether the id is a number (the API page shows no format). */
@@ -138,7 +140,7 @@ export function listAnswer(
 	const page = positiveWhole(query.page, 'page') ?? 1;
 	let size: number;
 	if (asked === undefined || dialect.limit === 'ignored')
-		size = dialect.shape === 'bare' ? insertedLastFirst.length : dialect.defaultPageSize;
+		size = dialect.shape === 'bare' && !dialect.bareDefaultPage ? insertedLastFirst.length : dialect.defaultPageSize;
 	else size = dialect.limit === 'capped' ? Math.min(asked, dialect.cap) : asked;
 	const ordered = inOrder(insertedLastFirst, dialect.order);
 	const withTotal = dialect.shape === 'dataTotal' || dialect.shape === 'dataMetaTotal';

@@ -117,20 +117,23 @@ function newestOf(records: Iterable<IDataObject>, before?: number): number | und
  */
 function orderShown(records: IDataObject[]): ListOrder | undefined {
 	const times = records.map(createdAtOf).filter((time): time is number => time !== undefined);
-	let newerFirst = 0;
-	let olderFirst = 0;
+	// The longest runs of steps to older (newer) registrations; steps within one moment neither break nor lengthen them.
+	const run = { older: 0, newer: 0 };
+	const longest = { older: 0, newer: 0 };
 	let farNewer = false;
 	let farOlder = false;
 	for (let index = 1; index < times.length; index++) {
 		const step = times[index] - times[index - 1];
-		if (step < 0) newerFirst += 1;
-		if (step > 0) olderFirst += 1;
+		if (step < 0) [run.older, run.newer] = [run.older + 1, 0];
+		if (step > 0) [run.older, run.newer] = [0, run.newer + 1];
+		longest.older = Math.max(longest.older, run.older);
+		longest.newer = Math.max(longest.newer, run.newer);
 		farNewer ||= step > LISTED_LATE_WITHIN_MS;
 		farOlder ||= -step > LISTED_LATE_WITHIN_MS;
 	}
 	if (farNewer && farOlder) return 'none';
-	if (!farNewer && newerFirst >= ORDER_EVIDENCE && newerFirst > olderFirst) return 'newestFirst';
-	if (!farOlder && olderFirst >= ORDER_EVIDENCE && olderFirst > newerFirst) return 'oldestFirst';
+	if (!farNewer && longest.older >= ORDER_EVIDENCE && longest.older > longest.newer) return 'newestFirst';
+	if (!farOlder && longest.newer >= ORDER_EVIDENCE && longest.newer > longest.older) return 'oldestFirst';
 	return undefined;
 }
 
@@ -268,8 +271,8 @@ function activationSince(reading: PollReading, window: IDataObject[]): number {
  * Reads what this poll must: every registration made since `since` (the whole list in no order or without
  * `createdAt`), going on where a poll cut short stopped. Returns the list's order as learned.
  */
-async function readSince(reading: PollReading, state: PollState): Promise<ListOrder> {
-	const order = await readByOrder(reading, state);
+async function readSince(reading: PollReading, state: PollState, activating: boolean): Promise<ListOrder> {
+	const order = await readByOrder(reading, state, activating);
 	if (order === 'none' || !reading.unordered || reading.stoppedAt !== undefined) return order;
 	// A window showed the list in no order: what was read by the order learned may not hold all that is new.
 	await reading.stretch({});
@@ -277,11 +280,12 @@ async function readSince(reading: PollReading, state: PollState): Promise<ListOr
 }
 
 /** Reads by the order the list is known (or found) to be in; returns it. */
-async function readByOrder(reading: PollReading, state: PollState): Promise<ListOrder> {
+async function readByOrder(reading: PollReading, state: PollState, activating: boolean): Promise<ListOrder> {
 	const seen = state.seen ?? {};
-	// Before this, every registration is older than `since`, also in a list in the order they were stored.
+	// Before this, every registration is older than `since`, also in a list in the order they were stored. After an
+	// activation that read no createdAt (an empty list), every registration listed is new.
 	const floor = (window: IDataObject[]) =>
-		(sinceOf(state, reading) ?? activationSince(reading, window)) -
+		(sinceOf(state, reading) ?? (activating ? activationSince(reading, window) : -Infinity)) -
 		(reading.disordered || twoWays(window) ? LISTED_LATE_WITHIN_MS : 0);
 	const beforeFloor = (record: IDataObject, window: IDataObject[]) => (createdAtOf(record) ?? Infinity) < floor(window);
 	const reachesFloor = (window: IDataObject[]) => window.some((record) => beforeFloor(record, window));
@@ -346,6 +350,20 @@ function newIn(reading: PollReading, state: PollState, since: number | undefined
 		.map(([, record]) => record);
 }
 
+/**
+ * An activation cut short by the poll budget goes on over several polls, which emit what was made since it began:
+ * registrations not seen, whose `createdAt` is at or after its start by the service's clock. (Without a zone or
+ * without `createdAt` nothing tells them from those there before: they are taken as there before.)
+ */
+function madeDuringActivation(reading: PollReading, state: PollState): IDataObject[] {
+	const began = state.chainStartedAt;
+	if (state.goOnAt === undefined || began === undefined || !state.clocked || !reading.zoned) return [];
+	const seen = state.seen ?? {};
+	return [...reading.read.entries()]
+		.filter(([identity, record]) => !(identity in seen) && (createdAtOf(record) ?? -Infinity) >= began)
+		.map(([, record]) => record);
+}
+
 /** What the trigger remembers after this poll. */
 function stateAfter(reading: PollReading, state: PollState, order: ListOrder, activating: boolean): PollState {
 	const newest = newestOf(reading.read.values(), state.newest);
@@ -358,7 +376,8 @@ function stateAfter(reading: PollReading, state: PollState, order: ListOrder, ac
 	};
 	const next: PollState = {
 		list: state.list,
-		startedAt: cutShort ? state.startedAt : began.startedAt,
+		// One server's clock behind another's does not move `since` back past what was forgotten.
+		startedAt: cutShort ? state.startedAt : latest(began.startedAt, state.startedAt),
 		// A poll that read nothing learned nothing of how `createdAt` is written.
 		clocked: reading.read.size === 0 ? state.clocked : reading.zoned && reading.startedAt !== undefined,
 		newest,
@@ -410,6 +429,10 @@ function oldestFirst(records: IDataObject[], read: IDataObject[]): IDataObject[]
 		.map(({ record }) => record);
 }
 
+function latest(time: number | undefined, before: number | undefined): number | undefined {
+	return time === undefined || before === undefined ? (time ?? before) : Math.max(time, before);
+}
+
 /** The poll's deadline for reading: a share of n8n's poll budget (n8n 2.x), or none (n8n 1.x). */
 function readingDeadline(poll: IPollFunctions): number | undefined {
 	const budget = (poll as { getPollBudgetMs?: () => unknown }).getPollBudgetMs?.();
@@ -446,14 +469,14 @@ export async function pollNewRegistrations(
 	Object.assign(listHabits(run, list.path), state.habits);
 	const reading = new PollReading(run, list, manual ? undefined : readingDeadline(this));
 
-	const order = await readSince(reading, state);
+	const order = await readSince(reading, state, activating);
 	const read = [...reading.read.values()];
 	if (manual) {
 		// Without `createdAt` nothing tells the newest: the service's first is taken.
 		const newest = reading.untimed ? read[0] : oldestFirst(read, read).pop();
 		return newest === undefined ? null : [[asItem(newest)]];
 	}
-	const fresh = activating ? [] : newIn(reading, state, sinceOf(state, reading));
+	const fresh = activating ? madeDuringActivation(reading, state) : newIn(reading, state, sinceOf(state, reading));
 	const next = stateAfter(reading, state, order, activating);
 	for (const key of Object.keys(saved)) delete (saved as IDataObject)[key];
 	Object.assign(saved, JSON.parse(JSON.stringify(next)) as PollState);

@@ -45,16 +45,22 @@ const readings: fc.Arbitrary<ListDialect> = fc.record({
 	numericIds: fc.boolean(),
 	createdAt: fc.constantFrom('isoMilliseconds', 'isoSeconds', 'noZone', 'epochMilliseconds', 'absent'),
 	largePagesMissNewest: fc.constantFrom(0, 0, 0, 2),
+	bareDefaultPage: fc.boolean(),
 });
 /**
  * The readings to hold the node to. The real service's quirk of leaving the newest out of large pages is played only
- * as it was seen: newest first, in pages with a total (elsewhere no client could see what is left out).
+ * as it was seen: newest first, in pages with a total (elsewhere no client could see what is left out). A bare array
+ * that gives a default page without `limit` is played only where `limit` is honoured: cut or ignored too, every
+ * answer is at most a page, and nothing tells the list's end.
  */
-const dialectArbitrary = readings.map((dialect) =>
-	dialect.order === 'newestFirst' && dialect.shape !== 'bare' && dialect.shape !== 'dataOnly'
-		? dialect
-		: { ...dialect, largePagesMissNewest: 0 },
-);
+const dialectArbitrary = readings.map((dialect) => ({
+	...dialect,
+	largePagesMissNewest:
+		dialect.order === 'newestFirst' && dialect.shape !== 'bare' && dialect.shape !== 'dataOnly'
+			? dialect.largePagesMissNewest
+			: 0,
+	bareDefaultPage: dialect.bareDefaultPage && dialect.shape === 'bare' && dialect.limit === 'honoured',
+}));
 
 /**
  * Whether registrations may be deleted while the node reads. Not where pages cannot overlap (the service ignores

@@ -3,7 +3,8 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { INode, INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+import type { FromAIArgument, INode, INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+import { traverseNodeParameters } from 'n8n-workflow';
 
 import { testCredential } from '../../harness/editorCalls';
 import {
@@ -20,6 +21,7 @@ import {
 	unsortedCollections,
 	unsupportedValues,
 } from '../../harness/editorView';
+import { asToolType } from '../../harness/toolType';
 import { runNode } from '../../harness/workflowRunner';
 
 /** The resources and operations of ../shared/interface.md: what saved workflows hold and the editor must offer. */
@@ -30,8 +32,8 @@ const INTERFACE: Record<string, string[]> = {
 };
 
 /**
- * Parameters each operation of the interface cannot run without: the editor must mark them required. (An operation
- * added later is held to the required marks of its own description.)
+ * Parameters each operation cannot run without: the editor must mark them required. An operation added later must
+ * be named here too, or its test fails.
  */
 const REQUIRED: Record<string, string[]> = {
 	'file.upload': ['binaryPropertyName'],
@@ -83,6 +85,12 @@ describe('the editor: choosing what to do', () => {
 			expect(runnable[resource]).toEqual(expect.arrayContaining(names));
 	});
 
+	test('every operation it runs has the parameters it cannot run without named in REQUIRED', () => {
+		expect(operations.map(({ resource, operation }) => `${resource}.${operation}`).sort()).toEqual(
+			Object.keys(REQUIRED).sort(),
+		);
+	});
+
 	test('a resource missing from the Resource dropdown is seen, and a workflow using it shows "not supported"', () => {
 		const withoutSerialNumbers = withProperty('resource', (property) => ({
 			...property,
@@ -124,7 +132,8 @@ describe.each(operations)('the editor: $resource → $operation', ({ resource, o
 		const shown = shownProperties(description, fresh);
 		const required = shown.filter((property) => property.required).map((property) => property.name);
 		const isEmpty = (value: unknown) => value === '' || (value as { value?: unknown })?.value === '';
-		const expected = REQUIRED[key] ?? [...required].sort();
+		const expected = REQUIRED[key];
+		expect(expected).toBeDefined();
 		const emptyByDefault = expected.filter((name) =>
 			isEmpty(shown.find((property) => property.name === name)?.default),
 		);
@@ -229,12 +238,17 @@ describe('the editor: the poll trigger', () => {
 describe('the editor: the description itself', () => {
 	test('every displayOptions names a parameter and a value it can have', () => {
 		expect(displayOptionProblems(description)).toEqual([]);
+		expect(displayOptionProblems(built.toolNode().description)).toEqual([]);
 		expect(displayOptionProblems(built.trigger().description)).toEqual([]);
 		expect(displayOptionProblems(built.pollTrigger().description)).toEqual([]);
 	});
 
-	test('every parameter shows for some resource and operation', () => {
-		expect(neverShownProperties(description)).toEqual([]);
+	test('every parameter shows for some resource and operation, on the node or on the node used as a tool', () => {
+		expect(neverShownProperties(description, built.toolNode().description)).toEqual([]);
+		// Without the tool's view, the fields only a tool shows are never shown.
+		expect(neverShownProperties(description)).toEqual(
+			expect.arrayContaining([expect.stringMatching(/^toolDescription /)]),
+		);
 	});
 
 	test('the options of every collection are in alphabetical order', () => {
@@ -260,10 +274,222 @@ describe('the editor: the description itself', () => {
 		expect(displayOptionProblems(misspelt)).toEqual([
 			'status: displayOptions want operation = "updateStatuss", which it cannot be',
 		]);
-		expect(neverShownProperties(misspelt)).toEqual([
+		expect(neverShownProperties(misspelt, asToolType({ ...node, description: misspelt }).description)).toEqual([
 			'status ({"resource":["registration"],"operation":["updateStatuss"]})',
 		]);
 		expect(defaultTypeProblems(wrongDefault)).toEqual(['status: default 0 does not suit a string']);
+	});
+});
+
+const tool = built.toolNode();
+const toolDescription = tool.description;
+
+/**
+ * What a model is asked for by each operation used as a tool (n8n's arguments: each `$fromAI` call in the parameters),
+ * and whether it must give it; an argument it may leave out has a default, the value of the field left empty.
+ */
+const MODEL_ARGUMENTS: Record<string, Record<string, 'required' | 'may be left out'>> = {
+	'file.upload': {},
+	'registration.create': {
+		Product_Name: 'required',
+		Customer_Email: 'required',
+		Customer_Name: 'may be left out',
+		Serial_Numbers: 'may be left out',
+		Purchase_Date: 'may be left out',
+	},
+	'registration.delete': { Registration: 'required' },
+	'registration.getAll': { Limit: 'may be left out', Customer_Email: 'may be left out' },
+	'registration.update': {
+		Registration: 'required',
+		Customer_Email: 'may be left out',
+		Customer_Name: 'may be left out',
+		Product_Name: 'may be left out',
+		Purchase_Date: 'may be left out',
+		Serial_Numbers: 'may be left out',
+	},
+	'registration.updateStatus': {
+		Registration: 'required',
+		Status: 'required',
+		Visible_to_Customer: 'may be left out',
+		Note: 'may be left out',
+	},
+	'serialNumber.create': { Serial_Number: 'required', SKU: 'may be left out', Customer_Tags: 'may be left out' },
+	'serialNumber.get': { Serial_Number: 'required' },
+	'serialNumber.getUnregistered': {},
+};
+
+/** What each tool's description must tell a model, beyond what it does: formats, statuses, where an ID comes from. */
+const TOLD: Record<string, string[]> = {
+	'registration.create': ['YYYY-MM-DD', 'comma-separated', 'its id'],
+	'registration.getAll': ['how many match', 'Requested, Processing, Confirmed or Unqualified', "registration's id"],
+	'registration.update': ['found by its id', 'finding registrations'],
+	'registration.updateStatus': ['Requested, Processing, Confirmed and Unqualified', 'found by its id'],
+	'registration.delete': ['found by its id'],
+	'serialNumber.get': ['found: false'],
+	'serialNumber.getUnregistered': ['found: false'],
+	'serialNumber.create': ['SKU', 'comma-separated'],
+	'file.upload': ['cannot send the file'],
+};
+
+/** The arguments n8n makes of a node's parameters, as n8n-core's tool does (create-node-as-tool.ts). */
+function modelArguments(parameters: INodeParameters): FromAIArgument[] {
+	const found: FromAIArgument[] = [];
+	traverseNodeParameters(parameters, found);
+	return found;
+}
+
+/** What a fresh node of each operation stored in 0.4, before tools had fields of their own: the plain node keeps it. */
+const STORED_BY_04: Record<string, INodeParameters> = {
+	'file.upload': { resource: 'file', operation: 'upload', binaryPropertyName: 'data', options: {} },
+	'registration.create': {
+		resource: 'registration',
+		operation: 'create',
+		dataMode: 'defineBelow',
+		productName: '',
+		customerEmail: '',
+		customerName: '',
+		serialNumbers: '',
+		purchaseDate: '',
+		additionalFields: {},
+		options: {},
+	},
+	'registration.delete': {
+		resource: 'registration',
+		operation: 'delete',
+		registrationId: { __rl: true, mode: 'list', value: '' },
+		options: {},
+	},
+	'registration.getAll': {
+		resource: 'registration',
+		operation: 'getAll',
+		returnAll: false,
+		limit: 50,
+		filters: {},
+		options: {},
+	},
+	'registration.update': {
+		resource: 'registration',
+		operation: 'update',
+		registrationId: { __rl: true, mode: 'list', value: '' },
+		updateFields: {},
+		options: {},
+	},
+	'registration.updateStatus': {
+		resource: 'registration',
+		operation: 'updateStatus',
+		registrationId: { __rl: true, mode: 'list', value: '' },
+		status: '',
+		isPublic: false,
+		additionalFields: {},
+		options: {},
+	},
+	'serialNumber.create': {
+		resource: 'serialNumber',
+		operation: 'create',
+		dataMode: 'defineBelow',
+		serialNumber: '',
+		sku: '',
+		customerTags: '',
+		options: {},
+	},
+	'serialNumber.get': { resource: 'serialNumber', operation: 'get', serialNumber: '', options: {} },
+	'serialNumber.getUnregistered': {
+		resource: 'serialNumber',
+		operation: 'getUnregistered',
+		getUnregisteredNotice: '',
+		options: {},
+	},
+};
+
+describe('the editor: the node used as a tool (Product Registration Tool)', () => {
+	test('has a Tool Description of its own, so n8n adds none of its generic ones (Set Automatically: "<action> in ...")', () => {
+		const names = toolDescription.properties.map((property) => property.name);
+		expect(names).toContain('toolDescription');
+		expect(names).not.toContain('descriptionType');
+		// A node without one gets n8n's.
+		const withoutOwn = asToolType({
+			...node,
+			description: {
+				...description,
+				properties: description.properties.filter(({ name }) => name !== 'toolDescription'),
+			},
+		});
+		expect(withoutOwn.description.properties.map((property) => property.name)).toContain('descriptionType');
+	});
+
+	test('offers Answer (Compact, the default, or Whole Registrations) where the operation answers with registrations', () => {
+		for (const operation of ['create', 'getAll', 'update', 'updateStatus']) {
+			const fresh = editorParameters(toolDescription, { resource: 'registration', operation });
+			expect(offeredValues(toolDescription, fresh, 'toolAnswer')).toEqual(['compact', 'whole']);
+			expect(fresh.toolAnswer).toBe('compact');
+		}
+		const lookup = editorParameters(toolDescription, { resource: 'serialNumber', operation: 'get' });
+		expect(shownProperties(toolDescription, lookup).map((property) => property.name)).not.toContain('toolAnswer');
+	});
+
+	test('Get Many offers a model no Return All: its Limit shows without it', () => {
+		const fresh = editorParameters(toolDescription, { resource: 'registration', operation: 'getAll' });
+		const shown = shownProperties(toolDescription, fresh).map((property) => property.name);
+		expect(shown).toEqual(expect.arrayContaining(['limit', 'filters']));
+		expect(shown).not.toContain('returnAll');
+	});
+
+	test('a tool saved by 0.4 (fields given to the model with the editor button, Return All set) keeps its values', () => {
+		const savedBy04 = {
+			resource: 'registration',
+			operation: 'getAll',
+			returnAll: true,
+			limit: "={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('Limit', ``, 'number') }}",
+			filters: { email: "={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('Customer_Email', ``, 'string') }}" },
+		};
+		const opened = editorParameters(toolDescription, savedBy04);
+
+		expect(parameterIssues(toolDescription, { parameters: savedBy04 })).toEqual([]);
+		expect(unsupportedValues(toolDescription.properties, savedBy04, toolDescription)).toEqual([]);
+		expect({ limit: opened.limit, filters: opened.filters }).toEqual({
+			limit: savedBy04.limit,
+			filters: savedBy04.filters,
+		});
+		expect(modelArguments(opened).map(({ key }) => key)).toEqual(['Limit', 'Customer_Email']);
+	});
+});
+
+describe.each(operations)('the editor: $resource → $operation used as a tool', ({ resource, operation }) => {
+	const key = `${resource}.${operation}`;
+	const fresh = editorParameters(toolDescription, { resource, operation });
+
+	test('shows its Tool Description, which says what the model needs to know', () => {
+		const shown = shownProperties(toolDescription, fresh).filter((property) => property.name === 'toolDescription');
+		expect(shown).toHaveLength(1);
+		expect(fresh.toolDescription).toBe(shown[0].default);
+		for (const words of TOLD[key]) expect(fresh.toolDescription).toContain(words);
+	});
+
+	test('asks the model for its arguments, each described, only those it needs required', () => {
+		const found = modelArguments(fresh);
+		expect(
+			Object.fromEntries(
+				found.map((argument) => [argument.key, argument.defaultValue === undefined ? 'required' : 'may be left out']),
+			),
+		).toEqual(MODEL_ARGUMENTS[key]);
+		for (const argument of found) expect(argument.description?.length).toBeGreaterThan(20);
+		// What a model leaves out is what a person leaving the field empty gives.
+		for (const argument of found.filter(({ defaultValue }) => defaultValue !== undefined)) {
+			expect(['', 50, false]).toContainEqual(argument.defaultValue);
+		}
+	});
+
+	test('a fresh tool has no issue: the model fills what the operation needs', () => {
+		expect(parameterIssues(toolDescription, { parameters: { resource, operation } })).toEqual([]);
+		expect(unsupportedValues(toolDescription.properties, fresh, toolDescription)).toEqual([]);
+	});
+
+	test('the plain node stores exactly what a fresh node of 0.4 stored, and shows none of the tool fields', () => {
+		const stored = editorParameters(description, { resource, operation });
+		expect(stored).toEqual(STORED_BY_04[key]);
+		const shown = shownProperties(description, stored).map((property) => property.name);
+		expect(shown).not.toContain('toolDescription');
+		expect(shown).not.toContain('toolAnswer');
 	});
 });
 
@@ -278,6 +504,7 @@ const examples = readdirSync(examplesDirectory)
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const OWN_TYPES: Record<string, () => INodeTypeDescription> = {
 	'n8n-nodes-product-registration.productRegistration': () => description,
+	'n8n-nodes-product-registration.productRegistrationTool': () => toolDescription,
 	'n8n-nodes-product-registration.productRegistrationTrigger': () => built.trigger().description,
 	'n8n-nodes-product-registration.productRegistrationPollTrigger': () => built.pollTrigger().description,
 };
@@ -285,6 +512,7 @@ const WEBHOOK_TYPES = [
 	'n8n-nodes-product-registration.productRegistrationTrigger',
 	'n8n-nodes-base.formTrigger',
 	'n8n-nodes-base.webhook',
+	'@n8n/n8n-nodes-langchain.mcpTrigger',
 ];
 
 describe.each(examples)('examples/$file, opened in the editor', ({ workflow }) => {

@@ -84,6 +84,33 @@ describe('the published package', () => {
 		});
 	});
 
+	test("n8n 1.81's n8n-workflow, which knows no tool mode (@tool), shows the node none of the tool's fields", () => {
+		const script = `
+			const Module = require('node:module');
+			const resolve = Module._resolveFilename;
+			Module._resolveFilename = function (request, ...rest) {
+				return resolve.call(this, request === 'n8n-workflow' ? 'n8n-workflow-v1-79' : request, ...rest);
+			};
+			const { NodeHelpers } = require('n8n-workflow');
+			const { ProductRegistration } = require('./dist/nodes/ProductRegistration/ProductRegistration.node.js');
+			const { description } = new ProductRegistration();
+			const stored = ['create', 'getAll', 'updateStatus'].map((operation) =>
+				NodeHelpers.getNodeParameters(description.properties, { resource: 'registration', operation }, true, false, { typeVersion: 1 }, description),
+			);
+			console.log(JSON.stringify(stored));
+		`;
+		const stored = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' })) as Array<
+			Record<string, unknown>
+		>;
+
+		for (const parameters of stored) {
+			expect(parameters).not.toHaveProperty('toolDescription');
+			expect(parameters).not.toHaveProperty('toolAnswer');
+			expect(JSON.stringify(parameters)).not.toContain('$fromAI');
+		}
+		expect(stored[1]).toMatchObject({ returnAll: false, limit: 50 });
+	});
+
 	test('shipped JavaScript requires nothing but n8n-workflow and its own files', () => {
 		const requires = packedFiles
 			.filter((path) => path.endsWith('.js'))

@@ -351,7 +351,7 @@ describe('registration: Get Many, the API document reading (a bare array)', () =
 		expect(result.hints).toEqual([]);
 	});
 
-	test('Limit 150 over 250: the whole list is asked with the Limit', async () => {
+	test('Limit 150 over 250: a window of 100, then the list asked with the Limit', async () => {
 		seedMany(250);
 
 		const result = await runNode({ parameters: getAll({ returnAll: false, limit: 150 }), credentials: credentials() });

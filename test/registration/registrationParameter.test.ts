@@ -1,6 +1,7 @@
 import { searchList } from '../../harness/editorCalls';
 import { useSandbox } from '../../harness/sandbox';
 import { runNode } from '../../harness/workflowRunner';
+import { REAL_SERVICE } from '../../sandbox/lists';
 import { seedSampleData } from '../../sandbox/sampleData';
 
 const { sandbox, credentials } = useSandbox();
@@ -40,8 +41,8 @@ describe('Registration "From List": the search the editor runs while the user ty
 		const third = await searchList('searchRegistrations', credentials(), undefined, {}, second.paginationToken);
 
 		expect([first, second, third].map(({ results, paginationToken }) => [results.length, paginationToken])).toEqual([
-			[100, '2'],
-			[100, '3'],
+			[100, '100:100'],
+			[100, '200:100'],
 			[50, undefined],
 		]);
 		expect(new Set([first, second, third].flatMap(({ results }) => results.map((result) => result.value))).size).toBe(
@@ -117,5 +118,36 @@ describe('Registration, as each kind of saved workflow holds it', () => {
 		expect(result.error).toBeUndefined();
 		expect(sandbox().requestsTo('POST', '/api/registrations/R000002/status')).toHaveLength(1);
 		expect(result.items[0].json).toMatchObject({ id: 'R000002', status: 'approved' });
+	});
+});
+
+describe('Registration "From List", scrolled to its end, whatever page size the service gives', () => {
+	async function scrollToEnd(): Promise<string[]> {
+		const shown: string[] = [];
+		let token: string | undefined;
+		for (let page = 0; page < 50; page++) {
+			const { results, paginationToken } = await searchList('searchRegistrations', credentials(), undefined, {}, token);
+			shown.push(...results.map((result) => String(result.value)));
+			if (paginationToken === undefined) break;
+			token = paginationToken;
+		}
+		return shown;
+	}
+
+	test.each([
+		['pages of at most 100, with a total (the real service)', { ...REAL_SERVICE }],
+		['pages of at most 50, with a total', { ...REAL_SERVICE, cap: 50 }],
+		['limit ignored: 20 a page, with a total', { ...REAL_SERVICE, limit: 'ignored' as const }],
+		['pages of at most 50, { data } without a total', { ...REAL_SERVICE, cap: 50, shape: 'dataOnly' as const }],
+	])('%s: each of 250 registrations is shown once', async (_, dialect) => {
+		sandbox().dialect = dialect;
+		sandbox().state.createRegistrations(
+			Array.from({ length: 250 }, (_, index) => ({ productName: `Product ${index}`, customerEmail: 'x@example.com' })),
+		);
+
+		const shown = await scrollToEnd();
+
+		expect(shown).toHaveLength(250);
+		expect(new Set(shown).size).toBe(250);
 	});
 });

@@ -281,7 +281,7 @@ describe('Product Registration Poll Trigger', () => {
 });
 
 describe('Product Registration Poll Trigger, in the dialects the API page leaves open', () => {
-	test('the API page reading (a bare array, no pages): one request a poll for the whole list, only what is new comes', async () => {
+	test('the API page reading (a bare array, no pages): the whole list in two requests a poll (with a limit and without: a default page is not taken for the list), only what is new comes', async () => {
 		sandbox().dialect = { ...API_DOCUMENT };
 		register(30, { agoMs: HOUR });
 		const poller = trigger();
@@ -292,7 +292,7 @@ describe('Product Registration Poll Trigger, in the dialects the API page leaves
 		const { items } = await poller.poll();
 
 		expect(ids(items)).toEqual(burst);
-		expect(listRequests()).toEqual([{}]);
+		expect(listRequests()).toEqual([{ limit: '100' }, {}]);
 		expect((await poller.poll()).items).toEqual([]);
 	});
 

@@ -11,6 +11,7 @@ export interface PerItemOperation {
 	runs: 'perItem';
 	description: INodeProperties[];
 	execute: ItemExecute;
+	answers?: Answers;
 }
 
 /** Creates many records per request: each input item gives an entry, and the entries are sent in batches. */
@@ -18,10 +19,30 @@ export interface BatchedOperation {
 	runs: 'inBatches';
 	description: INodeProperties[];
 	execute: BatchExecute;
+	answers?: Answers;
 }
 
-/** Works on one input item; returns its output items' JSON (Get Many gives one per registration found). */
-export type ItemExecute = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
+/** What the results of an operation are, when a model is to get them compact (toolAnswer.ts): registrations. */
+export type Answers = 'registrations';
+
+/**
+ * Works on one input item; returns its output items' JSON: one object, or a list read from the service (Get Many),
+ * which gives one output item per record.
+ */
+export type ItemExecute = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject | RecordList>;
+
+/** Records read from a list of the service: those to give, and what is known of the rest. */
+export class RecordList {
+	constructor(
+		readonly records: IDataObject[],
+		/** How many the service holds that match, when it says. */
+		readonly total: number | undefined,
+		/** Whether more match than `records` holds (known without a total too). */
+		readonly more: boolean,
+		/** Why the list may not hold every record, in words (see pagedList.ts). */
+		readonly gap: string | undefined,
+	) {}
+}
 
 export interface BatchExecute {
 	/** The entry an input item contributes; bad input throws a NodeOperationError naming the item. */

@@ -26,6 +26,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			`The operation "${operationName}" of resource "${resource}" is not supported by this version of the node`,
 		);
 	}
-	if (operation.runs === 'inBatches') return [await runInBatches.call(this, operation.execute)];
-	return [await runPerItem.call(this, operation.execute)];
+	if (operation.runs === 'inBatches') return [await runInBatches.call(this, operation)];
+	return [await runPerItem.call(this, operation)];
 }

@@ -6,12 +6,13 @@ import { ItemInput } from '../helpers/itemInput';
 import { runConcurrently } from '../helpers/concurrency';
 import { runParameters } from '../helpers/runParameters';
 import { wholeNumber } from '../helpers/values';
-import type { BatchExecute, ItemExecute, PendingEntry } from './operation';
+import type { BatchedOperation, PendingEntry, PerItemOperation } from './operation';
+import { answerItems } from './toolAnswer';
 
 /**
  * Runs an operation over the input items, in the shape its module declares. Continue On Fail and item linking are
  * done here, once: every input item gives its results or, when it fails under Continue On Fail, one error item —
- * always linked to it.
+ * always linked to it. What a model gets when the node is used as a tool is shaped here too (toolAnswer.ts).
  */
 
 /** Items in flight at once for operations that send one request per item (the service's pace may allow fewer). */
@@ -45,13 +46,17 @@ function runOption(context: IExecuteFunctions, name: string, label: string, fall
  * Up to Concurrency items at once, each its own request; outputs keep the input order. Without Continue On Fail
  * the failure of the earliest item is the one reported.
  */
-export async function runPerItem(this: IExecuteFunctions, execute: ItemExecute): Promise<INodeExecutionData[]> {
+export async function runPerItem(
+	this: IExecuteFunctions,
+	{ execute, answers }: PerItemOperation,
+): Promise<INodeExecutionData[]> {
 	const itemCount = this.getInputData().length;
 	const concurrency = runOption(this, 'concurrency', 'Concurrency', DEFAULT_CONCURRENCY, MAX_CONCURRENCY);
+	const answer = answerItems(this, answers);
 	const outputs: INodeExecutionData[][] = new Array(itemCount);
 	const failures = await runConcurrently(itemCount, concurrency, !this.continueOnFail(), async (itemIndex) => {
 		const result = await execute.call(this, itemIndex);
-		outputs[itemIndex] = (Array.isArray(result) ? result : [result]).map((json) => ({
+		outputs[itemIndex] = answer(result).map((json) => ({
 			json,
 			pairedItem: { item: itemIndex },
 		}));
@@ -71,15 +76,22 @@ export async function runPerItem(this: IExecuteFunctions, execute: ItemExecute):
  * created. Batches go out up to Concurrency at once; a batch the service refuses fails only its own items, and
  * under Continue On Fail the other batches go on.
  */
-export async function runInBatches(this: IExecuteFunctions, execute: BatchExecute): Promise<INodeExecutionData[]> {
+export async function runInBatches(
+	this: IExecuteFunctions,
+	{ execute, answers }: BatchedOperation,
+): Promise<INodeExecutionData[]> {
 	const itemCount = this.getInputData().length;
 	const batchSize = runOption(this, 'batchSize', 'Batch Size', DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE);
 	const concurrency = runOption(this, 'concurrency', 'Concurrency', DEFAULT_BATCH_CONCURRENCY, MAX_CONCURRENCY);
 	const output: INodeExecutionData[] = new Array(itemCount);
+	const failed = new Set<number>();
 	const fail = (failure: unknown, itemIndexes: number[]) => {
 		const itemError = asItemError(this, failure, itemIndexes[0]);
 		if (!this.continueOnFail()) throw itemError;
-		for (const itemIndex of itemIndexes) output[itemIndex] = errorItem(itemError, itemIndex);
+		for (const itemIndex of itemIndexes) {
+			output[itemIndex] = errorItem(itemError, itemIndex);
+			failed.add(itemIndex);
+		}
 	};
 
 	const pending: PendingEntry[] = [];
@@ -125,5 +137,7 @@ export async function runInBatches(this: IExecuteFunctions, execute: BatchExecut
 		const json = first?.error !== undefined ? first : { ...first, ...settlement.json };
 		output[itemIndex] = { json, pairedItem: { item: itemIndex } };
 	});
-	return output;
+	// Shaped for a model only now: an entry that repeats another takes that one's result as the service gave it.
+	const answer = answerItems(this, answers);
+	return output.map((item, itemIndex) => (failed.has(itemIndex) ? item : { ...item, json: answer(item.json)[0] }));
 }

@@ -72,6 +72,27 @@ export function readListedRegistration(record: IDataObject): ListedRegistration 
 	};
 }
 
+/**
+ * A registration as a model needs it (a tool's compact answer): its id, product, customer, serial numbers, purchase
+ * date, status and form (its slug, which the service lists as `type`, or `formSlug`), and what the node says of it
+ * (`outcome` under If Already Registered); whatever the record lacks is left out.
+ */
+export function compactRegistration(record: IDataObject): IDataObject {
+	const { id, productName, customerName, customerEmail, serialNumbers, purchaseDate } = readListedRegistration(record);
+	const compact: IDataObject = {
+		id,
+		productName,
+		customerName,
+		customerEmail,
+		serialNumbers,
+		purchaseDate,
+		status: text(record.status),
+		form: text(record.type) ?? text(record.formSlug),
+		outcome: text(record.outcome),
+	};
+	return Object.fromEntries(Object.entries(compact).filter(([, value]) => value !== undefined));
+}
+
 /** A product name compared as people mean it: case, surrounding spaces and inner runs of spaces ignored. */
 export function comparableProductName(name: string): string {
 	return name.trim().replace(/\s+/g, ' ').toLowerCase();

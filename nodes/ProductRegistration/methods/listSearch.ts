@@ -2,6 +2,7 @@ import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult
 
 import { readListedRegistration } from '../helpers/listedRegistration';
 import { isEmail } from '../helpers/values';
+import type { ListPosition } from '../transport/pagedList';
 import { readList, readListPage } from '../transport/pagedList';
 
 /** Pages read for one answer while what was typed narrows them to nothing, before the editor is answered anyway. */
@@ -32,9 +33,9 @@ export async function searchRegistrations(
 		what: 'registrations',
 	};
 	const results: INodeListSearchItems[] = [];
-	let pageNumber = Number(paginationToken ?? 1);
+	let position = positionIn(paginationToken);
 	for (let read = 0; ; read++) {
-		const { records, more } = await readListPage.call(this, list, pageNumber);
+		const { records, next } = await readListPage.call(this, list, position);
 		for (const record of records) {
 			const registration = readListedRegistration(record);
 			if (registration.id === undefined) continue;
@@ -48,10 +49,22 @@ export async function searchRegistrations(
 			if (!byEmail && !holds([label, registration.customerEmail, registration.id], typed)) continue;
 			results.push({ name: label === '' ? registration.id : `${label} (${registration.id})`, value: registration.id });
 		}
-		pageNumber += 1;
-		if (!more) return { results };
-		if (results.length > 0 || read + 1 >= PAGES_PER_SEARCH) return { results, paginationToken: String(pageNumber) };
+		if (next === undefined) return { results };
+		position = next;
+		if (results.length > 0 || read + 1 >= PAGES_PER_SEARCH) return { results, paginationToken: tokenOf(position) };
 	}
+}
+
+/** The editor keeps where a scroll has reached as a string between calls: "offset:pageSize". */
+function tokenOf({ offset, pageSize }: ListPosition): string {
+	return `${offset}:${pageSize}`;
+}
+
+function positionIn(token: string | undefined): ListPosition | undefined {
+	const [offset, pageSize] = (token ?? '').split(':').map(Number);
+	return Number.isInteger(offset) && offset >= 0 && Number.isInteger(pageSize) && pageSize > 0
+		? { offset, pageSize }
+		: undefined;
 }
 
 /** What From List of a Form shows when the service has no list of forms (the API document shows none). */

@@ -18,8 +18,10 @@ import type { ServiceContext } from './session';
  *   it meanwhile (a deletion moves the later records one place up, so pages that do not overlap can skip one). A
  *   window that holds none is asked for again further back (or on, when the service's total grew by more than a
  *   window), a few times, before the read ends saying that the list changed too much while it was read.
- * - A bare array (the API page's reading) has no pages: the list is asked for whole, without `page` and `limit`,
- *   in one request, which the API page reads as every match. Once a run has seen one, its lists are asked whole.
+ * - A bare array (the API page's reading) has no pages: one answer is the list. The API page reads an answer without
+ *   `limit` as every match, but a service may give a default page then, so the answer to a `limit` and the one
+ *   without are compared and the longer taken; where `limit` gives more, it is raised until an answer falls short of
+ *   it. A bare array shorter than any page a service gives (MIN_PAGE_SIZE) is all there is, in one request.
  * - The read ends when a Limit is reached, when a window reaches the service's `total`, when a window is shorter than
  *   the service has shown it gives (so it is the list's end, not the service's page size), or when `page` turns out
  *   to be ignored (a window asked for further on gives the list's start again). Without a `total`, a read may take one
@@ -167,21 +169,32 @@ async function ask(
 	return { body, page: pageOf(body, list.resourceKey), absent: statusCode === 404, answeredAt };
 }
 
+/** Where a person scrolling through a list has reached: records shown so far, and the page size the service gives. */
+export interface ListPosition {
+	offset: number;
+	pageSize: number;
+}
+
 /**
- * One page of a list, for a person scrolling through it (the editor's From List): its records and whether the
- * service holds more after it. A bare array is the whole list, or the first `pageSize` of it.
+ * One page of a list, for a person scrolling through it (the editor's From List): its records, and where the next
+ * page starts when the service holds more. The first page asks for PAGE_SIZE; the service may give fewer (its most,
+ * or the same number whatever is asked), and counts its pages by what it gives, so later pages ask for that many.
+ * A bare array is the whole list, or the first PAGE_SIZE of it.
  */
 export async function readListPage(
 	this: ServiceContext,
 	list: ListRequest,
-	pageNumber: number,
-	pageSize = PAGE_SIZE,
-): Promise<{ records: IDataObject[]; more: boolean }> {
-	const { page } = await ask(this, list, 0, { page: pageNumber, limit: pageSize });
-	if (page === undefined) return { records: [], more: false };
-	const more =
-		page.wrapped && (page.total !== undefined ? pageNumber * pageSize < page.total : page.records.length >= pageSize);
-	return { records: page.records, more };
+	position: ListPosition = { offset: 0, pageSize: PAGE_SIZE },
+): Promise<{ records: IDataObject[]; next?: ListPosition }> {
+	const { offset, pageSize } = position;
+	const { page } = await ask(this, list, 0, { page: Math.floor(offset / pageSize) + 1, limit: pageSize });
+	if (page === undefined || !page.wrapped || page.records.length === 0) return { records: page?.records ?? [] };
+	const given = page.records.length;
+	const reached = offset + given;
+	const more = page.total !== undefined ? reached < page.total : given >= Math.min(pageSize, MIN_PAGE_SIZE);
+	// The first page shows the size the service gives; a later page shorter than it is the list's end.
+	const next = { offset: reached, pageSize: offset === 0 ? given : pageSize };
+	return { records: page.records, next: more && (offset === 0 || given >= pageSize) ? next : undefined };
 }
 
 /** Where a read that does not start at the list's start begins (a poll trigger reading the list's newest end). */
@@ -209,6 +222,9 @@ export interface ReadOptions {
  */
 export class PagedList implements ListRead {
 	private readonly byIdentity = new Map<string, IDataObject>();
+
+	/** Where in the list each record was when first read (its offset, as the service counted it). */
+	private readonly readAt = new Map<string, number>();
 
 	private readonly habits: ListHabits;
 
@@ -333,7 +349,7 @@ export class PagedList implements ListRead {
 			const description = 'Narrow the list with a filter, or set a Limit.';
 			throw new NodeApiError(this.context.getNode(), { message }, { message, description, itemIndex: this.itemIndex });
 		}
-		if (this.habits.bare) return await this.readWhole();
+		if (this.habits.bare) return await this.readBare();
 		if (this.frontCheck === 'due') return await this.checkFront();
 		const window = this.nextWindow();
 		if (this.windowsRead === 0) this.firstWindowSize = window.limit;
@@ -355,26 +371,62 @@ export class PagedList implements ListRead {
 				: this.stopShort('the service answered a page with no list');
 		}
 		if (!page.wrapped) {
-			// No pages: a bare array shorter than any page a service gives, or holding the Limit, is all there is to read.
 			this.habits.bare = true;
-			const { length } = page.records;
-			const enough = length < Math.min(window.limit, MIN_PAGE_SIZE) || length >= (this.options.limit ?? Infinity);
-			return window.offset === 0 && enough ? this.finish(undefined, page.records) : await this.readWhole();
+			// A bare answer ignores `page`: whatever was asked, it is the list's start.
+			return await this.readBare({ records: page.records, limit: window.limit });
 		}
 		return this.take(page, window);
 	}
 
-	/** A bare list, asked for whole (or its first Limit records): one answer, every match. */
-	private async readWhole(): Promise<false> {
-		const { page, answeredAt } = await ask(
-			this.context,
-			this.list,
-			this.itemIndex,
-			this.options.limit ? { limit: this.options.limit } : {},
-		);
+	/**
+	 * A bare list: one answer holds it, or its first Limit records. `first` is an answer already given to a `limit`;
+	 * without it one is asked for. The API page reads an answer without `limit` as every match, but a service may give
+	 * a default page then (no larger than a page): so the list is asked for without `limit` where the answer to a page
+	 * filled it, or fell short of its `limit` (which the service may have cut); where that is no longer, `limit` is
+	 * raised tenfold while answers fill it. What the answers held together is the list: a registration deleted between
+	 * two makes neither the whole.
+	 */
+	private async readBare(first?: { records: IDataObject[]; limit: number }): Promise<false> {
+		const wanted = this.options.limit ?? Infinity;
+		let asked = first?.limit ?? Math.min(wanted, PAGE_SIZE);
+		let longest = first?.records ?? (await this.askBare({ limit: asked }));
+		const answers = [longest];
+		if (longest.length < Math.min(asked, MIN_PAGE_SIZE)) return this.finish(undefined, longest);
+		if (longest.length >= asked && asked < Math.min(wanted, PAGE_SIZE)) {
+			asked = Math.min(wanted, PAGE_SIZE);
+			longest = await this.askBare({ limit: asked });
+			answers.push(longest);
+		}
+		if (longest.length < wanted && (wanted === Infinity || longest.length < asked)) {
+			const unlimited = await this.askBare({});
+			answers.push(unlimited);
+			if (unlimited.length > longest.length) return this.finish(undefined, this.together(answers));
+		}
+		while (longest.length >= asked && asked < wanted && asked < PAGE_SIZE * MAX_PAGES) {
+			asked = Math.min(wanted, asked * 10);
+			const larger = await this.askBare({ limit: asked });
+			answers.push(larger);
+			if (larger.length <= longest.length) break;
+			longest = larger;
+		}
+		return this.finish(undefined, this.together(answers));
+	}
+
+	/** The records of several answers of one list, each once, in the order first listed. */
+	private together(answers: IDataObject[][]): IDataObject[] {
+		const byIdentity = new Map<string, IDataObject>();
+		for (const record of answers.flat()) {
+			const key = this.identity(record);
+			if (!byIdentity.has(key)) byIdentity.set(key, record);
+		}
+		return [...byIdentity.values()];
+	}
+
+	private async askBare(paging: IDataObject): Promise<IDataObject[]> {
+		const { page, answeredAt } = await ask(this.context, this.list, this.itemIndex, paging);
 		this.windowsRead += 1;
 		this.firstAnsweredAt ??= answeredAt;
-		return this.finish(undefined, page?.records ?? []);
+		return page?.records ?? [];
 	}
 
 	/**
@@ -462,7 +514,13 @@ export class PagedList implements ListRead {
 		const startsOver =
 			window.offset > 0 &&
 			records.length > 0 &&
-			(misplaced || (this.identity(records[0]) === this.firstIdentity && !(grewBy >= window.offset)));
+			(misplaced ||
+				(this.identity(records[0]) === this.firstIdentity && grewBy < window.offset) ||
+				this.movedOn(records, window, grewBy));
+		records.forEach((record, index) => {
+			const key = this.identity(record);
+			if (!this.readAt.has(key)) this.readAt.set(key, window.offset + index);
+		});
 		this.add(records);
 		const added = this.byIdentity.size - before;
 		this.lastWindow = records;
@@ -498,6 +556,21 @@ export class PagedList implements ListRead {
 		this.stalls = added > 0 ? 0 : this.stalls + 1;
 		if (this.stalls > MAX_REANCHORS) return this.stopShort('the list changed too much while it was read');
 		return true;
+	}
+
+	/**
+	 * Whether a window holds a record far further on than where it was read: records move on only as far as others
+	 * arrive before them (the total's growth, and as many as were deleted). The list's first record read that far on
+	 * means `page` is ignored; any other, half a window of deletions is allowed for.
+	 */
+	private movedOn(records: IDataObject[], window: Window, grewBy: number): boolean {
+		return records.some((record, index) => {
+			const key = this.identity(record);
+			const readAt = this.readAt.get(key);
+			if (readAt === undefined) return false;
+			const slack = key === this.firstIdentity ? 0 : window.limit / 2;
+			return window.offset + index - readAt > Math.max(0, grewBy) + slack;
+		});
 	}
 
 	/** Whether a window carries on the read without a gap before it. */

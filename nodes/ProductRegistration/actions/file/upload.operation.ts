@@ -4,6 +4,7 @@ import { ItemInput } from '../../helpers/itemInput';
 import { requiredText } from '../../helpers/values';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
+import { toolDescriptionProperty } from '../toolFields';
 import { prepareUpload, upload } from './fileUpload';
 
 const properties: INodeProperties[] = [
@@ -37,7 +38,12 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = displayFor('file', 'upload', properties);
+export const description = displayFor('file', 'upload', [
+	toolDescriptionProperty(
+		"Upload the file the workflow hands this step (in its binary field) to the storage of the shop's product-registration app. Answers with the file's url, name, type and size in bytes; the url can be attached to a registration's status change. A model cannot send the file itself.",
+	),
+	...properties,
+]);
 
 export const runs = 'perItem';
 

@@ -18,6 +18,7 @@ import type { BatchExecute, PendingEntry, Settlement } from '../operation';
 import { batchConcurrencyOption, batchSizeOption, optionsCollection } from '../options';
 import { DEFAULT_CONCURRENCY } from '../runItems';
 import { displayFor } from '../shownWhen';
+import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import { CUSTOMER_ALIASES, CUSTOMER_LABELS, customerProperty, readCustomer } from './customerFields';
 import { formProperty } from './formField';
 import { ifExistsOption, planIfExists, sendUpdates } from './ifAlreadyRegistered';
@@ -25,6 +26,7 @@ import { sendOnce } from './lostCreate';
 import {
 	CORE_ALIASES,
 	CORE_LABELS,
+	coreFieldArguments,
 	coreFieldProperties,
 	extraFieldProperties,
 	readCoreFields,
@@ -126,7 +128,13 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = displayFor('registration', 'create', properties);
+export const description = displayFor('registration', 'create', [
+	toolDescriptionProperty(
+		"Register a product for a customer in the shop's product-registration app. Needs the product's name and the customer's e-mail address; the customer's name, the serial numbers (comma-separated) and the purchase date (YYYY-MM-DD) may be left out. Answers with the new registration: its id (what changing its status needs), product, customer, serial numbers, purchase date, status and form.",
+	),
+	...filledByModelAsTool(properties, coreFieldArguments(REQUIRED_FIELDS, 'Leave out when not known.')),
+	toolAnswerProperty,
+]);
 
 /** Where one registration's values come from, in either mapping mode. */
 interface RegistrationValues {
@@ -136,6 +144,8 @@ interface RegistrationValues {
 	formSlug: unknown;
 	customer: IDataObject | undefined;
 	files: FormFile[];
+	/** Where a standard field sits among the node's parameters, when the values were read from them. */
+	parameterPath?: (key: string) => string;
 }
 
 function valuesFromParameters(input: ItemInput): RegistrationValues {
@@ -148,6 +158,7 @@ function valuesFromParameters(input: ItemInput): RegistrationValues {
 		formSlug: locatorValue(additional.formSlug),
 		customer: (additional.customer as IDataObject | undefined)?.details as IDataObject | undefined,
 		files: readFormFiles(input, additional.files),
+		parameterPath: (key) => key,
 	};
 }
 
@@ -182,7 +193,7 @@ function registrationEntry(this: IExecuteFunctions, itemIndex: number): IDataObj
 		input.raw('dataMode', DEFINE_BELOW) === MAP_AUTOMATICALLY ? valuesFromInput(input) : valuesFromParameters(input);
 	const registration: IDataObject = {
 		...readExtraFields(input, values.extra),
-		...readCoreFields(input, values.core, REQUIRED_FIELDS),
+		...readCoreFields(input, values.core, REQUIRED_FIELDS, values.parameterPath),
 	};
 	const formSlug = input.convert(values.formSlug, 'Form Slug', optionalText);
 	if (formSlug !== undefined) registration.type = formSlug;
@@ -227,6 +238,8 @@ async function sendRegistrations(
 }
 
 export const runs = 'inBatches';
+
+export const answers = 'registrations';
 
 /**
  * Each item's registration, sent in batches (one POST each), its files uploaded first. With If Already Registered,

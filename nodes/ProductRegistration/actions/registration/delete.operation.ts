@@ -4,11 +4,22 @@ import { ItemInput } from '../../helpers/itemInput';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
-import { readRegistrationId, registrationIdProperty, registrationTarget } from './registrationFields';
+import { filledByModelAsTool, toolDescriptionProperty } from '../toolFields';
+import {
+	BY_REGISTRATION_ID,
+	readRegistrationId,
+	registrationIdArgument,
+	registrationIdProperty,
+	registrationTarget,
+} from './registrationFields';
 
 export const description = displayFor('registration', 'delete', [
-	registrationIdProperty,
-	optionsCollection([concurrencyOption]),
+	toolDescriptionProperty(
+		`Delete one registration from the shop's product-registration app for good, ${BY_REGISTRATION_ID}. Answers with deleted: true and the id.`,
+	),
+	...filledByModelAsTool([registrationIdProperty, optionsCollection([concurrencyOption])], {
+		registrationId: registrationIdArgument,
+	}),
 ]);
 
 export const runs = 'perItem';

@@ -99,8 +99,9 @@ function existingIn(
 
 /**
  * The registrations the service holds for an e-mail (GET /api/registrations?email=, with `formSlug` when a form is
- * named), every page of them. An answer that does not read as registrations with product names is an error, never a
- * guess: a wrong guess would create a registration twice or skip a new one.
+ * named), every page of them. The API page does not say whether the filter minds case: an e-mail written with
+ * capitals is also looked up as most shops store it, in lower case. An answer that does not read as registrations
+ * with product names is an error, never a guess: a wrong guess would create a registration twice or skip a new one.
  */
 export async function registrationsOf(
 	this: IExecuteFunctions,
@@ -109,13 +110,22 @@ export async function registrationsOf(
 	itemIndex: number,
 ): Promise<Registrations> {
 	const what = `registrations for ${email}${formSlug === undefined ? '' : ` in the form ${formSlug}`}`;
-	const qs: IDataObject = formSlug === undefined ? { email } : { email, formSlug };
-	const list = await readList.call(this, registrationsList(qs, what), itemIndex);
-	if (list.notAList) throw unreadable(this, what, 'the answer is not a list', itemIndex);
-	return {
-		existing: existingIn(this, list.records, what, itemIndex),
-		unsure: list.complete ? undefined : `The service's list of ${what} may be incomplete (${list.gap})`,
-	};
+	const spellings = [...new Set([email.trim(), email.trim().toLowerCase()])];
+	const existing: ExistingRegistration[] = [];
+	const records = new Set<string>();
+	let unsure: string | undefined;
+	for (const spelling of spellings) {
+		const qs: IDataObject = formSlug === undefined ? { email: spelling } : { email: spelling, formSlug };
+		const list = await readList.call(this, registrationsList(qs, what), itemIndex);
+		if (list.notAList) throw unreadable(this, what, 'the answer is not a list', itemIndex);
+		for (const found of existingIn(this, list.records, what, itemIndex)) {
+			const key = JSON.stringify(found.record);
+			if (!records.has(key)) existing.push(found);
+			records.add(key);
+		}
+		if (!list.complete) unsure ??= `The service's list of ${what} may be incomplete (${list.gap})`;
+	}
+	return { existing, unsure };
 }
 
 /**

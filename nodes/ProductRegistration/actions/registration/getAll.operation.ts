@@ -3,8 +3,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { ItemInput } from '../../helpers/itemInput';
 import { booleanValue, locatorValue, optionalEmail, optionalText, wholeNumber } from '../../helpers/values';
 import { readList } from '../../transport/pagedList';
+import { RecordList } from '../operation';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
+import { filledByModelAsTool, MOST_LISTED_FOR_MODEL, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import { formProperty } from './formField';
 
 const properties: INodeProperties[] = [
@@ -14,6 +16,8 @@ const properties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description: 'Whether to return all results or only up to a given limit',
+		// A model gets a list bounded by its Limit, with the count said.
+		displayOptions: { hide: { '@tool': [true] } },
 	},
 	{
 		displayName: 'Limit',
@@ -53,30 +57,52 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = displayFor('registration', 'getAll', properties);
+export const description = displayFor('registration', 'getAll', [
+	toolDescriptionProperty(
+		`Find registrations of products in the shop's product-registration app, e.g. every registration of one customer by e-mail address. Answers with a summary saying how many match and how many are shown (at most Limit: 50 unless given, up to ${MOST_LISTED_FOR_MODEL}), and each registration's id, product, customer, serial numbers, purchase date, status (Requested, Processing, Confirmed or Unqualified) and form. A registration's id is what changing its status needs.`,
+	),
+	...filledByModelAsTool(properties, {
+		limit: {
+			description: `How many registrations to show at most, a whole number from 1 to ${MOST_LISTED_FOR_MODEL}. Leave out for 50.`,
+			whenLeftOut: 50,
+		},
+		'filters.email': {
+			description:
+				'Only the registrations made with this customer e-mail address, e.g. ann.lee@example.com. Leave out to find registrations of every customer.',
+			whenLeftOut: '',
+		},
+	}),
+	toolAnswerProperty,
+]);
 
 export const runs = 'perItem';
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+export const answers = 'registrations';
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<RecordList> {
 	const input = new ItemInput(this, itemIndex);
-	const returnAll = input.parameter('returnAll', 'Return All', booleanValue);
+	// A model never gets a whole list: Return All is not offered to it (see the tool's Limit).
+	const returnAll = !input.asTool && input.parameter('returnAll', 'Return All', booleanValue);
 	const filters = input.collection('filters');
 
 	const qs: IDataObject = {};
-	const email = input.convert(filters.email, 'Customer Email filter', optionalEmail);
+	const email = input.convert(filters.email, 'Customer Email filter', optionalEmail, 'filters.email');
 	if (email !== undefined) qs.email = email;
-	const customerId = input.convert(filters.customerId, 'Customer ID filter', optionalText);
+	const customerId = input.convert(filters.customerId, 'Customer ID filter', optionalText, 'filters.customerId');
 	// 0 was this filter's default before 0.2, when it was a number field: it means no filter.
 	if (customerId !== undefined && customerId !== '0') qs.customerId = customerId;
-	const formSlug = input.convert(locatorValue(filters.formSlug), 'Form filter', optionalText);
+	const formSlug = input.convert(locatorValue(filters.formSlug), 'Form filter', optionalText, 'filters.formSlug');
 	if (formSlug !== undefined) qs.formSlug = formSlug;
-	const limit = returnAll ? undefined : input.parameter('limit', 'Limit', wholeNumber(1));
+	const limit = returnAll
+		? undefined
+		: input.parameter('limit', 'Limit', wholeNumber(1, input.asTool ? MOST_LISTED_FOR_MODEL : Infinity));
 
+	// For a model, one record more than it is shown says whether there are more where the service gives no total.
 	const list = await readList.call(
 		this,
 		{ path: 'registrations', qs, resourceKey: 'registrations', what: 'registrations' },
 		itemIndex,
-		limit,
+		limit === undefined || !input.asTool ? limit : limit + 1,
 	);
 	if (list.gap !== undefined) {
 		this.addExecutionHints({
@@ -85,5 +111,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			location: 'outputPane',
 		});
 	}
-	return list.records;
+	const records = limit === undefined ? list.records : list.records.slice(0, limit);
+	return new RecordList(records, list.total, records.length < list.records.length, list.gap);
 }

@@ -11,12 +11,19 @@ import {
 	pathSegmentText,
 	requiredText,
 } from '../../helpers/values';
+import type { ModelArgument } from '../toolFields';
 
 /**
  * The registration's standard fields, as the API names them: the parameter (Create shows them on top, Update inside
- * "Update Fields"), how a mapped value is converted, and the other names Map Automatically knows the field by.
+ * "Update Fields"), how a mapped value is converted, the other names Map Automatically knows the field by, and what a
+ * model filling it as a tool's argument is told.
  */
-const STANDARD_FIELDS: Array<{ property: INodeProperties; convert: (value: unknown) => unknown; aliases: string[] }> = [
+const STANDARD_FIELDS: Array<{
+	property: INodeProperties;
+	convert: (value: unknown) => unknown;
+	aliases: string[];
+	forModel: string;
+}> = [
 	{
 		property: {
 			displayName: 'Product Name',
@@ -28,6 +35,7 @@ const STANDARD_FIELDS: Array<{ property: INodeProperties; convert: (value: unkno
 		},
 		convert: optionalText,
 		aliases: ['Product'],
+		forModel: "The product's name as the shop sells it, e.g. Kettle K1.",
 	},
 	{
 		property: {
@@ -40,6 +48,7 @@ const STANDARD_FIELDS: Array<{ property: INodeProperties; convert: (value: unkno
 		},
 		convert: optionalEmail,
 		aliases: ['Email', 'E-mail', 'Email Address'],
+		forModel: "The customer's e-mail address, e.g. ann.lee@example.com.",
 	},
 	{
 		property: {
@@ -52,6 +61,7 @@ const STANDARD_FIELDS: Array<{ property: INodeProperties; convert: (value: unkno
 		},
 		convert: optionalText,
 		aliases: ['Name', 'Full Name'],
+		forModel: "The customer's full name, e.g. Ann Lee.",
 	},
 	{
 		property: {
@@ -65,6 +75,7 @@ const STANDARD_FIELDS: Array<{ property: INodeProperties; convert: (value: unkno
 		},
 		convert: optionalTextList,
 		aliases: ['Serial', 'Serials', 'Serial Number', 'Serial No'],
+		forModel: "The product's serial numbers exactly as printed, comma-separated, e.g. KT-2024-0001, KT-2024-0002.",
 	},
 	{
 		property: {
@@ -77,6 +88,7 @@ const STANDARD_FIELDS: Array<{ property: INodeProperties; convert: (value: unkno
 		},
 		convert: optionalCalendarDate,
 		aliases: ['Date of Purchase', 'Purchased'],
+		forModel: 'The day the customer bought the product, as YYYY-MM-DD, e.g. 2024-03-01.',
 	},
 ];
 
@@ -89,6 +101,19 @@ export const CORE_KEYS = coreFieldProperties.map(({ name }) => name);
 export const CORE_LABELS: Record<string, string> = Object.fromEntries(
 	coreFieldProperties.map(({ name, displayName }) => [name, displayName]),
 );
+
+/**
+ * What a model filling the standard fields is told, by field name: those in `required` it must give; the others it
+ * may leave out (`leftOut` says what that does), which is the same as leaving the field empty.
+ */
+export function coreFieldArguments(required: string[], leftOut: string): Record<string, ModelArgument> {
+	return Object.fromEntries(
+		STANDARD_FIELDS.map(({ property: { name }, forModel }) => [
+			name,
+			required.includes(name) ? { description: forModel } : { description: `${forModel} ${leftOut}`, whenLeftOut: '' },
+		]),
+	);
+}
 
 /** The other names Map Automatically knows each standard field by. */
 export const CORE_ALIASES: FieldNames = Object.fromEntries(
@@ -147,15 +172,22 @@ export function isReservedKey(name: string): boolean {
 
 /**
  * The standard fields set in `values`, converted to what the API takes; blank ones are left out.
- * `required` names those that must not be blank.
+ * `required` names those that must not be blank; `parameterPath` says where a field sits among the node's parameters
+ * (`updateFields.productName`), when the values were read from them.
  */
-export function readCoreFields(input: ItemInput, values: IDataObject, required: string[] = []): IDataObject {
+export function readCoreFields(
+	input: ItemInput,
+	values: IDataObject,
+	required: string[] = [],
+	parameterPath?: (key: string) => string,
+): IDataObject {
 	const fields: IDataObject = {};
 	for (const { property, convert } of STANDARD_FIELDS) {
 		const { name: key, displayName: label } = property;
-		const value = input.convert(values[key], label, convert);
+		const path = parameterPath?.(key);
+		const value = input.convert(values[key], label, convert, path);
 		if (value === undefined) {
-			if (required.includes(key)) input.convert(undefined, label, requiredText);
+			if (required.includes(key)) input.convert(undefined, label, requiredText, path);
 			continue;
 		}
 		fields[key] = value as IDataObject[string];
@@ -213,6 +245,16 @@ export const registrationIdProperty: INodeProperties = {
 		},
 	],
 };
+
+/** Where a model gets a registration's ID from, for the tools that act on one registration. */
+export const registrationIdArgument: ModelArgument = {
+	description:
+		"The registration's id, e.g. R000123: the id that registering a product or finding registrations answers with.",
+};
+
+/** What a tool that acts on one registration says of the ID it needs, in its description. */
+export const BY_REGISTRATION_ID =
+	'found by its id (the id that registering a product or finding registrations answers with)';
 
 export function readRegistrationId(input: ItemInput): string {
 	return input.parameter('registrationId', 'Registration ID', pathSegmentText, { extractValue: true });

@@ -5,12 +5,16 @@ import { asObject } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { alphabetical, concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
+import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import {
+	BY_REGISTRATION_ID,
 	coreFieldProperties,
+	coreFieldArguments,
 	extraFieldProperties,
 	readCoreFields,
 	readExtraFields,
 	readRegistrationId,
+	registrationIdArgument,
 	registrationIdProperty,
 	registrationTarget,
 } from './registrationFields';
@@ -29,9 +33,25 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = displayFor('registration', 'update', properties);
+export const description = displayFor('registration', 'update', [
+	toolDescriptionProperty(
+		`Change the details of one registration in the shop's product-registration app, ${BY_REGISTRATION_ID}: its product name, customer e-mail address, customer name, serial numbers or purchase date. Give only what changes; what is left out stays as it is. Answers with the registration as changed.`,
+	),
+	...filledByModelAsTool(properties, {
+		registrationId: registrationIdArgument,
+		...Object.fromEntries(
+			Object.entries(coreFieldArguments([], 'Leave out to keep it as it is.')).map(([name, argument]) => [
+				`updateFields.${name}`,
+				argument,
+			]),
+		),
+	}),
+	toolAnswerProperty,
+]);
 
 export const runs = 'perItem';
+
+export const answers = 'registrations';
 
 /**
  * PUT /api/registrations/:regId with the changed fields; extra form fields go under `fields`, as the API wants on
@@ -41,12 +61,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const input = new ItemInput(this, itemIndex);
 	const registrationId = readRegistrationId(input);
 	const updateFields = input.collection('updateFields');
-	const registration = readCoreFields(input, updateFields);
+	const registration = readCoreFields(input, updateFields, [], (key) => `updateFields.${key}`);
 	const extra = readExtraFields(input, updateFields);
 	const files = readFormFiles(input, updateFields.files);
 	refuseTakenFields(input, files, extra);
 	if (Object.keys(registration).length === 0 && Object.keys(extra).length === 0 && files.length === 0) {
-		throw input.error(`Nothing to update for item ${itemIndex}: add at least one field under Update Fields`);
+		throw input.error(
+			input.asTool
+				? 'Nothing to update: give at least one of the details to change'
+				: `Nothing to update for item ${itemIndex}: add at least one field under Update Fields`,
+		);
 	}
 
 	const uploaded = await uploadFormFiles.call(this, files, itemIndex);

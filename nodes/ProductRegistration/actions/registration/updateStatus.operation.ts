@@ -13,7 +13,14 @@ import { serviceRequest } from '../../transport/serviceRequest';
 import { prepareUpload, upload } from '../file/fileUpload';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
-import { readRegistrationId, registrationIdProperty, registrationTarget } from './registrationFields';
+import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
+import {
+	BY_REGISTRATION_ID,
+	readRegistrationId,
+	registrationIdArgument,
+	registrationIdProperty,
+	registrationTarget,
+} from './registrationFields';
 
 const properties: INodeProperties[] = [
 	registrationIdProperty,
@@ -96,7 +103,24 @@ const properties: INodeProperties[] = [
 	optionsCollection([concurrencyOption]),
 ];
 
-export const description = displayFor('registration', 'updateStatus', properties);
+export const description = displayFor('registration', 'updateStatus', [
+	toolDescriptionProperty(
+		`Change the status of one registration in the shop's product-registration app, ${BY_REGISTRATION_ID}. The app's admin shows the statuses Requested, Processing, Confirmed and Unqualified (cancelled by the customer or the admin). A note on the change, and whether the customer sees it, may be given. Answers with the registration as changed: its id, product, customer, serial numbers, purchase date, status and form.`,
+	),
+	...filledByModelAsTool(properties, {
+		registrationId: registrationIdArgument,
+		status: {
+			description:
+				'The new status: Requested, Processing, Confirmed or Unqualified (cancelled by the customer or the admin), spelt as the admin shows them.',
+		},
+		isPublic: { description: 'Whether the customer sees this status change. Leave out for false.', whenLeftOut: false },
+		'additionalFields.note': {
+			description: 'A note on the change, e.g. its reason. Leave out for none.',
+			whenLeftOut: '',
+		},
+	}),
+	toolAnswerProperty,
+]);
 
 /** The assets to attach: the name/url rows, then the JSON array; each needs a name and a url. */
 function readAssets(input: ItemInput, additional: IDataObject): IDataObject[] {
@@ -117,6 +141,8 @@ function readAssets(input: ItemInput, additional: IDataObject): IDataObject[] {
 
 export const runs = 'perItem';
 
+export const answers = 'registrations';
+
 /** POST /api/registrations/:regId/status; the answer is the updated registration. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const input = new ItemInput(this, itemIndex);
@@ -125,7 +151,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const isPublic = input.parameter('isPublic', 'Visible to Customer', booleanValue);
 	const additional = input.collection('additionalFields');
 	const body: IDataObject = { status, isPublic };
-	const note = input.convert(additional.note, 'Note', optionalText);
+	const note = input.convert(additional.note, 'Note', optionalText, 'additionalFields.note');
 	if (note !== undefined) body.note = note;
 	const assets = readAssets(input, additional);
 	const files = (input.convert(additional.binaryAssets, 'Files to Upload and Attach', optionalTextList) ?? []).map(

@@ -14,7 +14,8 @@ import {
 import type { BatchExecute } from '../operation';
 import { batchConcurrencyOption, batchSizeOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
-import { serialNumberProperty } from './serialNumberFields';
+import { filledByModelAsTool, toolDescriptionProperty } from '../toolFields';
+import { serialNumberArgument, serialNumberProperty } from './serialNumberFields';
 
 const LABELS = { serialNumber: 'Serial Number', sku: 'SKU', customerTags: 'Customer Tags' };
 
@@ -53,19 +54,39 @@ const properties: INodeProperties[] = [
 	optionsCollection([batchSizeOption('serial numbers'), batchConcurrencyOption]),
 ];
 
-export const description = displayFor('serialNumber', 'create', properties);
+export const description = displayFor('serialNumber', 'create', [
+	toolDescriptionProperty(
+		"Add a serial number to the serial numbers the shop's product-registration app knows, with the SKU of its product and tags (comma-separated) for the customer who registers it. Answers with the serial number as stored.",
+	),
+	...filledByModelAsTool(properties, {
+		serialNumber: serialNumberArgument,
+		sku: {
+			description: 'The SKU of the product the serial number belongs to. Leave out when not known.',
+			whenLeftOut: '',
+		},
+		customerTags: {
+			description:
+				'Tags the customer who registers this serial number gets, comma-separated, e.g. kettle, vip. Leave out for none.',
+			whenLeftOut: '',
+		},
+	}),
+]);
 
 /** One serial number as the API takes it; the tags as the comma-separated text it expects. */
 function serialNumberEntry(this: IExecuteFunctions, itemIndex: number): IDataObject {
 	const input = new ItemInput(this, itemIndex);
-	const values =
-		input.raw('dataMode', DEFINE_BELOW) === MAP_AUTOMATICALLY
-			? inputFields(input, serialMapping).matched
-			: { serialNumber: input.raw('serialNumber'), sku: input.raw('sku'), customerTags: input.raw('customerTags') };
-	const entry: IDataObject = { serialNumber: input.convert(values.serialNumber, LABELS.serialNumber, requiredText) };
-	const sku = input.convert(values.sku, LABELS.sku, optionalText);
+	const mappedAutomatically = input.raw('dataMode', DEFINE_BELOW) === MAP_AUTOMATICALLY;
+	const values = mappedAutomatically
+		? inputFields(input, serialMapping).matched
+		: { serialNumber: input.raw('serialNumber'), sku: input.raw('sku'), customerTags: input.raw('customerTags') };
+	// Where each value sits among the node's parameters, when it was read from them.
+	const path = (key: string) => (mappedAutomatically ? undefined : key);
+	const entry: IDataObject = {
+		serialNumber: input.convert(values.serialNumber, LABELS.serialNumber, requiredText, path('serialNumber')),
+	};
+	const sku = input.convert(values.sku, LABELS.sku, optionalText, path('sku'));
 	if (sku !== undefined) entry.sku = sku;
-	const tags = input.convert(values.customerTags, LABELS.customerTags, optionalTextList);
+	const tags = input.convert(values.customerTags, LABELS.customerTags, optionalTextList, path('customerTags'));
 	if (tags !== undefined) entry.customerTags = tags.join(',');
 	return entry;
 }

@@ -5,14 +5,23 @@ import { asObject, pathSegmentText } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
-import { serialNumberPath, serialNumberProperty } from './serialNumberFields';
+import { filledByModelAsTool, toolDescriptionProperty } from '../toolFields';
+import { serialNumberArgument, serialNumberPath, serialNumberProperty } from './serialNumberFields';
 
 export const description = displayFor('serialNumber', 'get', [
-	{
-		...serialNumberProperty,
-		description: `${serialNumberProperty.description}. The output says found: true or false.`,
-	},
-	optionsCollection([concurrencyOption]),
+	toolDescriptionProperty(
+		"Look up one serial number in the shop's product-registration app, exactly as printed on the product. Answers with found: true and what the app holds for it (e.g. whether it is registered), or found: false when the app does not know it.",
+	),
+	...filledByModelAsTool(
+		[
+			{
+				...serialNumberProperty,
+				description: `${serialNumberProperty.description}. The output says found: true or false.`,
+			},
+			optionsCollection([concurrencyOption]),
+		],
+		{ serialNumber: serialNumberArgument },
+	),
 ]);
 
 export const runs = 'perItem';

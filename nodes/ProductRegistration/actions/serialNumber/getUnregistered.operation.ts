@@ -5,6 +5,7 @@ import { asObject } from '../../helpers/values';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
+import { toolDescriptionProperty } from '../toolFields';
 
 /**
  * The service picks an unregistered serial at random and reserves nothing, so it may offer a serial again that an
@@ -13,6 +14,9 @@ import { displayFor } from '../shownWhen';
 export const MAX_ATTEMPTS = 20;
 
 export const description = displayFor('serialNumber', 'getUnregistered', [
+	toolDescriptionProperty(
+		"Get a serial number that no customer has registered yet in the shop's product-registration app, picked at random. Answers with found: true and the serial number, or found: false when none is left. Nothing is reserved: registering a product with it takes it.",
+	),
 	{
 		displayName:
 			'Each input item receives a different unregistered serial number, or found: false when none is left. The service reserves nothing: register the serial (e.g. with Registration > Create) to take it out of the pool.',
