@@ -34,6 +34,8 @@ const REFUSED_WINDOW_MS = 1100;
 const CREEP = 1.003;
 /** A measured pace is kept this far under what was measured, so that timing jitter does not cross it. */
 const MEASURED_MARGIN = 0.99;
+/** The longest the pace sleeps at once: a wake further off is slept towards in steps, and given up when nobody waits. */
+const LONGEST_SLEEP_MS = 1000;
 /** No pace is slower than one request a minute (the longest Retry-After honoured). */
 const SLOWEST_PER_MS = 1 / 60_000;
 
@@ -296,12 +298,23 @@ export class ServicePace {
 		return Math.max(waiter.since, this.refusingSince ?? waiter.since) + waiter.patienceMs;
 	}
 
+	/** Dispatches again at `now + ms`, unless an earlier wake is due; an earlier one replaces a later one. */
 	private wakeIn(ms: number, now: number): void {
 		const at = now + Math.max(0, ms);
 		if (this.wakeAt !== undefined && this.wakeAt <= at && this.wakeAt > now) return;
 		this.wakeAt = at;
-		void this.clock.sleep(Math.max(0, ms)).then(() => {
+		this.sleepTowards(at, now);
+	}
+
+	/**
+	 * Sleeps towards a wake in steps of at most a second, and gives it up once nobody waits: a pause of a minute, or a
+	 * request's patience of hours, leaves no timer behind the run.
+	 */
+	private sleepTowards(at: number, now: number): void {
+		void this.clock.sleep(Math.min(at - now, LONGEST_SLEEP_MS)).then(() => {
 			if (this.wakeAt !== at) return;
+			const later = this.clock.now();
+			if (later < at && this.queue.length > 0) return this.sleepTowards(at, later);
 			this.wakeAt = undefined;
 			this.dispatch();
 		});
