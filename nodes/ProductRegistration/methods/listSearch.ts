@@ -55,15 +55,21 @@ export async function searchRegistrations(
 	}
 }
 
-/** The editor keeps where a scroll has reached as a string between calls: "offset:pageSize". */
-function tokenOf({ offset, pageSize }: ListPosition): string {
-	return `${offset}:${pageSize}`;
+/**
+ * The editor keeps where a scroll has reached as a string between calls: "offset:pageSize:listStart" (the id last,
+ * whole, whatever it holds; a token without it, "offset:pageSize", is read too).
+ */
+function tokenOf({ offset, pageSize, listStart }: ListPosition): string {
+	return [offset, pageSize, ...(listStart === undefined ? [] : [listStart])].join(':');
 }
 
 function positionIn(token: string | undefined): ListPosition | undefined {
-	const [offset, pageSize] = (token ?? '').split(':').map(Number);
+	const [offsetText, pageSizeText, ...listStartParts] = (token ?? '').split(':');
+	const offset = Number(offsetText);
+	const pageSize = Number(pageSizeText);
+	const listStart = listStartParts.length > 0 ? listStartParts.join(':') : undefined;
 	return Number.isInteger(offset) && offset >= 0 && Number.isInteger(pageSize) && pageSize > 0
-		? { offset, pageSize }
+		? { offset, pageSize, listStart }
 		: undefined;
 }
 
