@@ -202,12 +202,19 @@ export async function checkDialects(version: string, tarball: string, report: Re
 			await n8n.activate(workflowId);
 			polled.push({ sandbox, workflowId, name });
 		}
+		const listReads = () => polled.map(({ sandbox }) => sandbox.requestsTo('GET', '/api/registrations').length);
+		const beforeStart = listReads();
 		await n8n.start();
 		const cookie = await n8n.ownerSession();
-		// Each activation reads what is there first: what is registered after it is new.
-		await waitFor('the activations of the poll workflows', () =>
-			polled.every(({ sandbox }) => sandbox.requestsTo('GET', '/api/registrations').length > 0) ? true : undefined,
-		);
+		// Each activation reads what is there first: what is registered after it is new. Skip has read the lists
+		// already, so wait for reads since the start, then half a second without one (the activation's read is over).
+		let lastReads = beforeStart;
+		await waitFor('the activations of the poll workflows', () => {
+			const reads = listReads();
+			const settled = reads.every((count, index) => count > beforeStart[index] && count === lastReads[index]);
+			lastReads = reads;
+			return settled ? true : undefined;
+		});
 		await checkPolling(n8n, cookie, polled, [1, 120], report);
 	} finally {
 		await n8n.stop();
