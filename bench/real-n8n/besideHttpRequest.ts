@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { startSandbox } from '../bench/cases';
-import { writeDocsSection, writesDocs } from '../scripts/docsSection';
-import type { SandboxSetup } from '../bench/sandboxProcess';
+import { startSandbox } from '../cases';
+import { writeDocsSection, writesDocs } from '../../scripts/docsSection';
+import type { SandboxSetup } from '../sandboxProcess';
 
-import { chainedWorkflow, itemsNode } from './chainedWorkflow';
+import { chainedWorkflow, itemsNode } from '../../real-n8n/chainedWorkflow';
 import { cpuWhileRunning } from './cpuProfile';
-import { CREDENTIAL } from './examples';
-import { N8N_LINES, packPackage, RealN8n } from './instance';
+import { CREDENTIAL } from '../../real-n8n/examples';
+import { N8N_LINES, packPackage, RealN8n } from '../../real-n8n/instance';
 
 /**
  * `npm run bench:n8n [-- --runs N] [-- --only <case>] [-- --json] [-- --write-docs]`: this node beside n8n's HTTP Request node doing

@@ -1,11 +1,11 @@
-import { startSandbox } from '../bench/cases';
-import type { SandboxStats } from '../bench/sandboxProcess';
-import { writeDocsSection, writesDocs } from '../scripts/docsSection';
-import type { ChainedNode } from './chainedWorkflow';
-import { chainedWorkflow, itemsNode } from './chainedWorkflow';
-import { CREDENTIAL } from './examples';
-import type { ExecutionResult } from './instance';
-import { N8N_LINES, packPackage, RealN8n } from './instance';
+import { startSandbox } from '../cases';
+import type { SandboxStats } from '../sandboxProcess';
+import { writeDocsSection, writesDocs } from '../../scripts/docsSection';
+import type { ChainedNode } from '../../real-n8n/chainedWorkflow';
+import { chainedWorkflow, itemsNode } from '../../real-n8n/chainedWorkflow';
+import { CREDENTIAL } from '../../real-n8n/examples';
+import type { ExecutionResult } from '../../real-n8n/instance';
+import { N8N_LINES, packPackage, RealN8n } from '../../real-n8n/instance';
 
 /**
  * `npm run bench:pace [-- --write-docs] [-- --forms 2000,200000] [-- --rates 2,10]`: a 1,000-row sheet of 200

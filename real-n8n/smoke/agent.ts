@@ -1,11 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { Sandbox } from '../sandbox/service';
-import { chainedWorkflow } from './chainedWorkflow';
-import { CREDENTIAL } from './examples';
-import type { RealN8n } from './instance';
-import { nodeOutput } from './instance';
+import type { Sandbox } from '../../sandbox/service';
+import { chainedWorkflow } from '../chainedWorkflow';
+import { CREDENTIAL } from '../examples';
+import type { RealN8n } from '../instance';
+import { nodeOutput } from '../instance';
 
 /**
  * The node as a tool of n8n's AI Agent, in a real n8n: Manual Trigger → AI Agent, with an OpenAI Chat Model pointed at

@@ -1,9 +1,9 @@
-import type { ListDialect } from '../sandbox/lists';
-import { API_DOCUMENT, REAL_SERVICE } from '../sandbox/lists';
-import { Sandbox } from '../sandbox/service';
-import type { StoredRegistration } from '../sandbox/state';
-import { SHEET_ROWS, sheetImportWorkflow } from './chainedWorkflow';
-import { nodeOutput, RealN8n, waitFor } from './instance';
+import type { ListDialect } from '../../sandbox/lists';
+import { API_DOCUMENT, REAL_SERVICE } from '../../sandbox/lists';
+import { Sandbox } from '../../sandbox/service';
+import type { StoredRegistration } from '../../sandbox/state';
+import { SHEET_ROWS, sheetImportWorkflow } from '../chainedWorkflow';
+import { nodeOutput, RealN8n, waitFor } from '../instance';
 
 /**
  * Part of `npm run test:n8n`: the Poll Trigger and If Already Registered in a real n8n against the sandbox speaking

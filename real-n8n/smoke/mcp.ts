@@ -1,11 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import type { Sandbox } from '../sandbox/service';
-import type { Example } from './examples';
-import { MCP_TOKEN } from './examples';
-import type { RealN8n } from './instance';
-import { waitFor } from './instance';
+import type { Sandbox } from '../../sandbox/service';
+import type { Example } from '../examples';
+import { MCP_TOKEN } from '../examples';
+import type { RealN8n } from '../instance';
+import { waitFor } from '../instance';
 
 /**
  * The MCP example (examples/mcp-shop-assistant.json) in a started n8n, its workflow active, called by the official MCP
