@@ -4,7 +4,7 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { countExpressionEvaluations } from '../harness/expressionCount';
 import { credentialUse, resetCredentialUse, runNode } from '../harness/workflowRunner';
-import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY } from '../nodes/ProductRegistration/actions/runItems';
+import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY } from '../nodes/ProductRegistration/input/runOptions';
 import { API_DOCUMENT } from '../sandbox/lists';
 import type { Measurement } from './measure';
 import { measure } from './measure';

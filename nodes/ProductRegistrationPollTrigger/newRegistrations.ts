@@ -9,6 +9,7 @@ import {
 } from '../ProductRegistration/helpers/listedRegistration';
 import type { ListHabits, ListRequest, ReadFrom } from '../ProductRegistration/transport/pagedList';
 import { listHabits, MIN_PAGE_SIZE, PagedList } from '../ProductRegistration/transport/pagedList';
+import { WITHOUT_ITEM } from '../ProductRegistration/transport/serviceRequest';
 
 /**
  * Which registrations are new since the last poll — each emitted once, whatever the service's dialect — read with as
@@ -185,7 +186,7 @@ class PollReading {
 		options: { from?: ReadFrom; firstWindow?: number },
 		done: (window: IDataObject[], reader: PagedList) => boolean = () => false,
 	): Promise<PagedList> {
-		return await this.readOn(new PagedList(this.run, this.list, 0, options), done);
+		return await this.readOn(new PagedList(this.run, this.list, WITHOUT_ITEM, options), done);
 	}
 
 	/** Reads on with `reader` until `done`, the list's end, or the budget. */

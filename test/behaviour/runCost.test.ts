@@ -17,7 +17,7 @@ import {
 	resetCredentialUse,
 	runNode,
 } from '../../harness/workflowRunner';
-import { runParameters } from '../../nodes/ProductRegistration/helpers/runParameters';
+import { runParameters } from '../../nodes/ProductRegistration/input/runParameters';
 
 /**
  * What a run costs n8n, counted: in a real n8n every credential read goes to the database and is decrypted, the

@@ -3,8 +3,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { batchDescription, resultPerEntry } from '../helpers/batching';
 import type { FieldNames, MatchedFields } from '../helpers/fieldMatching';
 import { describeNames, fieldMatcher } from '../helpers/fieldMatching';
-import type { ItemInput } from '../helpers/itemInput';
+import type { ItemInput } from '../input/itemInput';
+import { requestFor } from '../input/runOptions';
 import { serviceRequest } from '../transport/serviceRequest';
+import type { BatchSender } from './operation';
 import { shownWhen } from './shownWhen';
 
 /** What the two creates (registrations, serial numbers) share: the mapping mode, Map Automatically, the batch sender. */
@@ -93,7 +95,7 @@ export function inputFields(input: ItemInput, mapping: AutoMapping): MatchedFiel
  * The `sendBatch` of a batched create: one POST to `path` with the entries under `listKey`, one result per entry
  * (see resultPerEntry). Never repeated unless the service cannot have acted on it, since it creates `record`s.
  */
-export function batchSender(path: string, listKey: string, record: string) {
+export function batchSender(path: string, listKey: string, record: string): BatchSender {
 	return async function sendBatch(
 		this: IExecuteFunctions,
 		entries: IDataObject[],
@@ -102,7 +104,7 @@ export function batchSender(path: string, listKey: string, record: string) {
 		const { body } = await serviceRequest.call(
 			this,
 			{ method: 'POST', path, body: { [listKey]: entries }, creates: batchDescription(record, itemIndexes) },
-			itemIndexes[0],
+			requestFor(this, itemIndexes[0]),
 		);
 		return resultPerEntry(body, listKey, entries);
 	};

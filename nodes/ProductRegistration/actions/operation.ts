@@ -48,25 +48,30 @@ export interface BatchExecute {
 	/** The entry an input item contributes; bad input throws a NodeOperationError naming the item. */
 	entry(this: IExecuteFunctions, itemIndex: number): IDataObject;
 	/**
-	 * Optional: settles, before anything is created, the entries that need no create (registered already, or
-	 * repeating an earlier entry). One settlement per pending entry, in order; `undefined` for each entry to create.
+	 * Sends the run's entries and gives each its outcome, in order. `inBatches` sends entries with a batch sender in
+	 * batches of the run's Batch Size, up to its Concurrency at once; an operation may first settle entries that need
+	 * no create, or send some otherwise.
 	 */
-	settle?(this: IExecuteFunctions, pending: PendingEntry[]): Promise<Array<Settlement | undefined>>;
-	/** Sends one batch (the entries of these input items) and returns one result per entry, in order. */
-	send(this: IExecuteFunctions, entries: IDataObject[], itemIndexes: number[]): Promise<IDataObject[]>;
+	send(this: IExecuteFunctions, pending: PendingEntry[], inBatches: SendInBatches): Promise<EntryOutcome[]>;
 }
 
-/** An input item's entry, waiting to be created. */
+/** Sends one batch (the entries of these input items) and returns one result per entry, in order. */
+export type BatchSender = (
+	this: IExecuteFunctions,
+	entries: IDataObject[],
+	itemIndexes: number[],
+) => Promise<IDataObject[]>;
+
+export type SendInBatches = (pending: PendingEntry[], sendBatch: BatchSender) => Promise<EntryOutcome[]>;
+
+/** An input item's entry, waiting to be sent. */
 export interface PendingEntry {
 	itemIndex: number;
 	entry: IDataObject;
 }
 
-/**
- * How an entry was settled without being created: its result, its failure, or — for an entry that repeats the
- * entry of an earlier item (`sameAs`, that item's index) — fields to put over that item's result.
- */
-export type Settlement = { json: IDataObject } | { error: unknown } | { sameAs: number; json: IDataObject };
+/** What came of an entry: its output JSON, or the failure of its item. */
+export type EntryOutcome = { json: IDataObject } | { error: unknown };
 
 /** A resource module: its operations by the value saved in workflows. */
 export interface Resource {

@@ -7,7 +7,7 @@ import {
 	DEFAULT_CONCURRENCY,
 	MAX_BATCH_SIZE,
 	MAX_CONCURRENCY,
-} from './runItems';
+} from '../input/runOptions';
 
 const {
 	maxRetries: DEFAULT_RETRIES,

@@ -1,12 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { inBatches } from '../helpers/batching';
-import { ItemInput } from '../helpers/itemInput';
+import { batchesOf } from '../helpers/batching';
 import { runConcurrently } from '../helpers/concurrency';
-import { runParameters } from '../helpers/runParameters';
-import { wholeNumber } from '../helpers/values';
-import type { BatchedOperation, PendingEntry, PerItemOperation } from './operation';
+import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY, readBatchSize, readConcurrency } from '../input/runOptions';
+import type { BatchedOperation, EntryOutcome, PendingEntry, PerItemOperation, SendInBatches } from './operation';
 import { answerItems } from './toolAnswer';
 
 /**
@@ -14,15 +12,6 @@ import { answerItems } from './toolAnswer';
  * done here, once: every input item gives its results or, when it fails under Continue On Fail, one error item —
  * always linked to it. What a model gets when the node is used as a tool is shaped here too (toolAnswer.ts).
  */
-
-/** Items in flight at once for operations that send one request per item (the service's pace may allow fewer). */
-export const DEFAULT_CONCURRENCY = 50;
-export const MAX_CONCURRENCY = 100;
-/** Batches of a create in flight at once: each carries up to Batch Size records, so fewer than single requests. */
-export const DEFAULT_BATCH_CONCURRENCY = 4;
-/** The API takes many records in one POST (its maximum is not documented); 100 keeps each request modest. */
-export const DEFAULT_BATCH_SIZE = 100;
-export const MAX_BATCH_SIZE = 1000;
 
 /** An error that n8n shows with the item it belongs to; anything unexpected is wrapped so it names the item too. */
 function asItemError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
@@ -36,12 +25,6 @@ function errorItem(error: Error, itemIndex: number): INodeExecutionData {
 	return { json: { error: error.message }, pairedItem: { item: itemIndex } };
 }
 
-/** A whole-number option read once for the run (from item 0), since it shapes how all items are sent. */
-function runOption(context: IExecuteFunctions, name: string, label: string, fallback: number, max: number): number {
-	const value = runParameters(context).get(`options.${name}`, 0, fallback);
-	return new ItemInput(context, 0).convert(value, `${label} option`, wholeNumber(1, max));
-}
-
 /**
  * Up to Concurrency items at once, each its own request; outputs keep the input order. Without Continue On Fail
  * the failure of the earliest item is the one reported.
@@ -51,7 +34,7 @@ export async function runPerItem(
 	{ execute, answers }: PerItemOperation,
 ): Promise<INodeExecutionData[]> {
 	const itemCount = this.getInputData().length;
-	const concurrency = runOption(this, 'concurrency', 'Concurrency', DEFAULT_CONCURRENCY, MAX_CONCURRENCY);
+	const concurrency = readConcurrency(this, DEFAULT_CONCURRENCY);
 	const answer = answerItems(this, answers);
 	const outputs: INodeExecutionData[][] = new Array(itemCount);
 	const failures = await runConcurrently(itemCount, concurrency, !this.continueOnFail(), async (itemIndex) => {
@@ -73,25 +56,26 @@ export async function runPerItem(
 
 /**
  * Every item's entry is built (and checked) before anything is sent, so bad input fails the run with nothing
- * created. Batches go out up to Concurrency at once; a batch the service refuses fails only its own items, and
- * under Continue On Fail the other batches go on.
+ * created. The operation sends the entries, in batches up to Concurrency at once; a batch the service refuses fails
+ * only its own items, and under Continue On Fail the other batches go on.
  */
 export async function runInBatches(
 	this: IExecuteFunctions,
 	{ execute, answers }: BatchedOperation,
 ): Promise<INodeExecutionData[]> {
 	const itemCount = this.getInputData().length;
-	const batchSize = runOption(this, 'batchSize', 'Batch Size', DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE);
-	const concurrency = runOption(this, 'concurrency', 'Concurrency', DEFAULT_BATCH_CONCURRENCY, MAX_CONCURRENCY);
+	const batchSize = readBatchSize(this);
+	const concurrency = readConcurrency(this, DEFAULT_BATCH_CONCURRENCY);
 	const output: INodeExecutionData[] = new Array(itemCount);
 	const failed = new Set<number>();
-	const fail = (failure: unknown, itemIndexes: number[]) => {
+	const fail = (failure: unknown, itemIndexes: number[]): Error => {
 		const itemError = asItemError(this, failure, itemIndexes[0]);
 		if (!this.continueOnFail()) throw itemError;
 		for (const itemIndex of itemIndexes) {
 			output[itemIndex] = errorItem(itemError, itemIndex);
 			failed.add(itemIndex);
 		}
+		return itemError;
 	};
 
 	const pending: PendingEntry[] = [];
@@ -103,39 +87,39 @@ export async function runInBatches(
 		}
 	}
 
-	const settlements = (await execute.settle?.call(this, pending)) ?? [];
-	const batches = inBatches(
-		pending.filter((_, position) => settlements[position] === undefined),
-		batchSize,
-	);
-	const failures = await runConcurrently(batches.length, concurrency, !this.continueOnFail(), async (index) => {
-		const batch = batches[index];
-		const itemIndexes = batch.map(({ itemIndex }) => itemIndex);
-		const results = await execute.send.call(
-			this,
-			batch.map(({ entry }) => entry),
-			itemIndexes,
+	const inBatches: SendInBatches = async (entries, sendBatch) => {
+		const outcomes: EntryOutcome[] = new Array(entries.length);
+		const batches = batchesOf(
+			entries.map((_, position) => position),
+			batchSize,
 		);
-		itemIndexes.forEach((itemIndex, position) => {
-			output[itemIndex] = { json: results[position], pairedItem: { item: itemIndex } };
-		});
-	});
-	for (const [index, failure] of failures.entries()) {
-		if (failure !== undefined)
-			fail(
-				failure,
-				batches[index].map(({ itemIndex }) => itemIndex),
+		const failures = await runConcurrently(batches.length, concurrency, !this.continueOnFail(), async (index) => {
+			const positions = batches[index];
+			const results = await sendBatch.call(
+				this,
+				positions.map((position) => entries[position].entry),
+				positions.map((position) => entries[position].itemIndex),
 			);
-	}
+			positions.forEach((position, inBatch) => (outcomes[position] = { json: results[inBatch] }));
+		});
+		for (const [index, failure] of failures.entries()) {
+			if (failure === undefined) continue;
+			const positions = batches[index];
+			const error = fail(
+				failure,
+				positions.map((position) => entries[position].itemIndex),
+			);
+			for (const position of positions) outcomes[position] = { error };
+		}
+		return outcomes;
+	};
+	const outcomes = await execute.send.call(this, pending, inBatches);
 
-	settlements.forEach((settlement, position) => {
+	outcomes.forEach((outcome, position) => {
 		const { itemIndex } = pending[position];
-		if (settlement === undefined) return;
-		if ('error' in settlement) return fail(settlement.error, [itemIndex]);
-		// An entry that repeats an earlier one gets that one's result, with the settlement's fields over it.
-		const first: IDataObject | undefined = 'sameAs' in settlement ? output[settlement.sameAs]?.json : undefined;
-		const json = first?.error !== undefined ? first : { ...first, ...settlement.json };
-		output[itemIndex] = { json, pairedItem: { item: itemIndex } };
+		if (failed.has(itemIndex)) return;
+		if ('error' in outcome) fail(outcome.error, [itemIndex]);
+		else output[itemIndex] = { json: outcome.json, pairedItem: { item: itemIndex } };
 	});
 	// Shaped for a model only now: an entry that repeats another takes that one's result as the service gave it.
 	const answer = answerItems(this, answers);

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { runsAsTool } from '../helpers/asTool';
+import { runsAsTool } from '../input/asTool';
 import { compactRegistration } from '../helpers/listedRegistration';
-import { runParameters } from '../helpers/runParameters';
+import { runParameters } from '../input/runParameters';
 import type { Answers } from './operation';
 import { RecordList } from './operation';
 import { COMPACT_ANSWER, MOST_LISTED_FOR_MODEL } from './toolFields';

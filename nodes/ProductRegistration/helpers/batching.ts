@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { listFromBody } from './values';
 
 /** Splits a list into consecutive batches of at most `size` entries. */
-export function inBatches<T>(list: T[], size: number): T[][] {
+export function batchesOf<T>(list: T[], size: number): T[][] {
 	const batches: T[][] = [];
 	for (let start = 0; start < list.length; start += size) batches.push(list.slice(start, start + size));
 	return batches;

@@ -1,6 +1,6 @@
 import type { INode } from 'n8n-workflow';
 
-import { isResourceLocator } from './values';
+import { isResourceLocator } from '../helpers/values';
 
 /**
  * Whether n8n runs the node as an AI tool, for an AI Agent or an MCP Server Trigger. n8n gives every node type that is

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { modelArgumentAt, runsAsTool } from './asTool';
 import { runParameters } from './runParameters';
-import { InvalidValueError } from './values';
+import { InvalidValueError } from '../helpers/values';
 
 /**
  * What one input item gives an operation. Every value is read through a converter, and a value that cannot be

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, IGetNodeParameterOptions } from 'n8n-workflow';
 
-import { executionScoped } from './executionScope';
-import { isResourceLocator } from './values';
+import { executionScoped } from '../helpers/executionScope';
+import { isResourceLocator } from '../helpers/values';
 
 function holdsExpression(value: unknown): boolean {
 	if (typeof value === 'string') return value.startsWith('=');

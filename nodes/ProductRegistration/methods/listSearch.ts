@@ -4,6 +4,7 @@ import { readListedRegistration } from '../helpers/listedRegistration';
 import { isEmail } from '../helpers/values';
 import type { ListPosition } from '../transport/pagedList';
 import { readList, readListPage } from '../transport/pagedList';
+import { WITHOUT_ITEM } from '../transport/serviceRequest';
 
 /** Pages read for one answer while what was typed narrows them to nothing, before the editor is answered anyway. */
 const PAGES_PER_SEARCH = 10;
@@ -82,7 +83,11 @@ export const NO_FORM_LIST =
  * slug. A service without that list answers 404; the list then says so, and typing the slug By Slug still works.
  */
 export async function searchForms(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const forms = await readList.call(this, { path: 'forms', resourceKey: 'forms', what: 'forms', mayBeAbsent: true }, 0);
+	const forms = await readList.call(
+		this,
+		{ path: 'forms', resourceKey: 'forms', what: 'forms', mayBeAbsent: true },
+		WITHOUT_ITEM,
+	);
 	if (forms.absent) return { results: [{ name: NO_FORM_LIST, value: '' }] };
 	const typed = (filter ?? '').trim();
 	const results: INodeListSearchItems[] = [];

@@ -4,7 +4,8 @@ import { NodeApiError } from 'n8n-workflow';
 import { executionScoped } from '../helpers/executionScope';
 import { registrationIdOf } from '../helpers/listedRegistration';
 import { asObject, listIn } from '../helpers/values';
-import { serviceRequest } from './serviceRequest';
+import type { RequestFor } from './serviceRequest';
+import { serviceRequest, WITHOUT_ITEM } from './serviceRequest';
 import type { ServiceContext } from './session';
 
 /**
@@ -158,13 +159,13 @@ export function pageOf(body: unknown, resourceKey: string): Page | undefined {
 async function ask(
 	context: ServiceContext,
 	list: ListRequest,
-	itemIndex: number,
+	requestFor: RequestFor,
 	paging: IDataObject,
 ): Promise<{ body: unknown; page: Page | undefined; absent: boolean; answeredAt?: number }> {
 	const { statusCode, body, answeredAt } = await serviceRequest.call(
 		context,
 		{ method: 'GET', path: list.path, qs: { ...list.qs, ...paging }, mayBeAbsent: list.mayBeAbsent },
-		itemIndex,
+		requestFor,
 	);
 	return { body, page: pageOf(body, list.resourceKey), absent: statusCode === 404, answeredAt };
 }
@@ -193,7 +194,7 @@ export async function readListPage(
 	position: ListPosition = { offset: 0, pageSize: PAGE_SIZE },
 ): Promise<{ records: IDataObject[]; next?: ListPosition }> {
 	const { offset, pageSize, listStart } = position;
-	const { page } = await ask(this, list, 0, { page: Math.floor(offset / pageSize) + 1, limit: pageSize });
+	const { page } = await ask(this, list, WITHOUT_ITEM, { page: Math.floor(offset / pageSize) + 1, limit: pageSize });
 	if (page === undefined || !page.wrapped || page.records.length === 0) return { records: page?.records ?? [] };
 	const ids = page.records.map(list.identify ?? registrationIdOf);
 	if (offset > 0 && listStart !== undefined && ids.includes(listStart)) return { records: [] };
@@ -302,7 +303,7 @@ export class PagedList implements ListRead {
 	constructor(
 		private readonly context: ServiceContext,
 		private readonly list: ListRequest,
-		private readonly itemIndex: number,
+		private readonly requestFor: RequestFor,
 		private readonly options: ReadOptions = {},
 	) {
 		this.habits = listHabits(context, list.path);
@@ -359,13 +360,17 @@ export class PagedList implements ListRead {
 		if (this.windowsRead >= MAX_PAGES) {
 			const message = `The service's list of ${this.list.what} did not end after ${MAX_PAGES.toLocaleString('en-US')} pages: the node stopped reading it rather than go on for ever`;
 			const description = 'Narrow the list with a filter, or set a Limit.';
-			throw new NodeApiError(this.context.getNode(), { message }, { message, description, itemIndex: this.itemIndex });
+			throw new NodeApiError(
+				this.context.getNode(),
+				{ message },
+				{ message, description, itemIndex: this.requestFor.itemIndex },
+			);
 		}
 		if (this.habits.bare) return await this.readBare();
 		if (this.frontCheck === 'due') return await this.checkFront();
 		const window = this.nextWindow();
 		if (this.windowsRead === 0) this.firstWindowSize = window.limit;
-		const { body, page, absent, answeredAt } = await ask(this.context, this.list, this.itemIndex, {
+		const { body, page, absent, answeredAt } = await ask(this.context, this.list, this.requestFor, {
 			page: window.page,
 			limit: window.limit,
 		});
@@ -435,7 +440,7 @@ export class PagedList implements ListRead {
 	}
 
 	private async askBare(paging: IDataObject): Promise<IDataObject[]> {
-		const { page, answeredAt } = await ask(this.context, this.list, this.itemIndex, paging);
+		const { page, answeredAt } = await ask(this.context, this.list, this.requestFor, paging);
 		this.windowsRead += 1;
 		this.firstAnsweredAt ??= answeredAt;
 		return page?.records ?? [];
@@ -451,7 +456,7 @@ export class PagedList implements ListRead {
 		let reached = false;
 		for (let end = 0; !reached && shown.length < MAX_REANCHORS * PAGE_SIZE; ) {
 			const window = end === 0 ? { page: 1, limit: MIN_PAGE_SIZE, offset: 0 } : overlappingWindow(end, MIN_PAGE_SIZE);
-			const { page } = await ask(this.context, this.list, this.itemIndex, { page: window.page, limit: window.limit });
+			const { page } = await ask(this.context, this.list, this.requestFor, { page: window.page, limit: window.limit });
 			this.windowsRead += 1;
 			const records = page?.records ?? [];
 			shown.push(...records);
@@ -646,10 +651,10 @@ export class PagedList implements ListRead {
 export async function readList(
 	this: ServiceContext,
 	list: ListRequest,
-	itemIndex: number,
+	requestFor: RequestFor,
 	limit?: number,
 ): Promise<ListRead> {
-	const reader = new PagedList(this, list, itemIndex, { limit });
+	const reader = new PagedList(this, list, requestFor, { limit });
 	while (await reader.readWindow());
 	return reader;
 }

@@ -1,9 +1,6 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import { ItemInput } from '../helpers/itemInput';
-import { runParameters } from '../helpers/runParameters';
-import { wholeNumber } from '../helpers/values';
 import { withoutToken } from './answerText';
 import type { FailedAttempt, FailFunction } from './judge';
 import { backoffMs, isFailedAttempt, judgeAnswer, judgeNoAnswer } from './judge';
@@ -35,6 +32,15 @@ export interface RequestPolicy {
 export const DEFAULT_REQUEST_POLICY: RequestPolicy = { timeoutMs: 30_000, maxRetries: 3, retryDelayMs: 1_000 };
 export const MAX_RETRIES = 10;
 
+/** The item a request is sent for (its errors name it), and how that item's Options let it be sent. */
+export interface RequestFor {
+	itemIndex: number;
+	policy: RequestPolicy;
+}
+
+/** A request outside any item's Options (the editor's From List, a poll): the defaults. */
+export const WITHOUT_ITEM: RequestFor = { itemIndex: 0, policy: DEFAULT_REQUEST_POLICY };
+
 interface RequestBase {
 	/** Path below `/api/`, already URL-encoded where it holds user data, e.g. `registrations`. */
 	path: string;
@@ -63,27 +69,12 @@ export interface ServiceResponse {
 	answeredAt?: number;
 }
 
-/** Retries, Retry Wait and Timeout of an item (Options); an editor search has no items and uses the defaults. */
-export function requestPolicy(context: ServiceContext, itemIndex: number): RequestPolicy {
-	if (!('getInputData' in context)) return DEFAULT_REQUEST_POLICY;
-	const options = (runParameters(context).get('options', itemIndex, {}) ?? {}) as IDataObject;
-	const input = new ItemInput(context, itemIndex);
-	const read = (name: string, label: string, fallback: number, min: number, max: number) =>
-		input.convert(options[name] ?? fallback, `${label} option`, wholeNumber(min, max));
-	return {
-		maxRetries: read('maxRetries', 'Retries', DEFAULT_REQUEST_POLICY.maxRetries, 0, MAX_RETRIES),
-		retryDelayMs: read('retryDelay', 'Retry Wait', DEFAULT_REQUEST_POLICY.retryDelayMs, 0, 600_000),
-		timeoutMs: read('timeout', 'Timeout', DEFAULT_REQUEST_POLICY.timeoutMs, 1, 3_600_000),
-	};
-}
-
 export async function serviceRequest(
 	this: ServiceContext,
 	request: ServiceRequest,
-	itemIndex: number,
+	{ itemIndex, policy }: RequestFor,
 ): Promise<ServiceResponse> {
 	const node = this.getNode();
-	const policy = requestPolicy(this, itemIndex);
 	const session = await serviceSession(this);
 	const url = serviceUrl(node, session, request.path, itemIndex);
 	const origin = new URL(url).origin;

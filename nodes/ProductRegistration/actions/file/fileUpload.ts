@@ -1,9 +1,10 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { ItemInput } from '../../helpers/itemInput';
+import type { ItemInput } from '../../input/itemInput';
 import { InvalidValueError, optionalText, quote } from '../../helpers/values';
-import { requestPolicy, serviceRequest } from '../../transport/serviceRequest';
+import { requestFor } from '../../input/runOptions';
+import { serviceRequest } from '../../transport/serviceRequest';
 import type { BinaryStream } from '../../transport/storageUpload';
 import { putToStorage } from '../../transport/storageUpload';
 
@@ -69,7 +70,7 @@ export async function upload(
 	const { body: answer } = await serviceRequest.call(
 		this,
 		{ method: 'GET', path: 'upload_file', qs: { fileName, fileType, fileSize } },
-		itemIndex,
+		requestFor(this, itemIndex),
 	);
 	const { signedRequest, url } = (answer ?? {}) as IDataObject;
 	if (typeof signedRequest !== 'string' || !/^https?:\/\//.test(signedRequest) || typeof url !== 'string') {
@@ -79,7 +80,7 @@ export async function upload(
 
 	// Opened only now that there is somewhere to send it, so no failure before the PUT leaves a file handle open.
 	const body: BinaryStream | Buffer = inline ?? (await this.helpers.getBinaryStream(binary.id!));
-	const idleTimeoutMs = requestPolicy(this, itemIndex).timeoutMs;
+	const idleTimeoutMs = requestFor(this, itemIndex).policy.timeoutMs;
 	await putToStorage.call(this, { signedRequest, fileName, fileType, fileSize, body, idleTimeoutMs }, itemIndex);
 	return { url, fileName, fileType, fileSize };
 }

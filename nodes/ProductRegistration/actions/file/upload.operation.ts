@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { ItemInput } from '../../helpers/itemInput';
+import { ItemInput } from '../../input/itemInput';
 import { requiredText } from '../../helpers/values';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';

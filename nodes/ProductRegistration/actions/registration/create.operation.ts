@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { FieldNames } from '../../helpers/fieldMatching';
-import { ItemInput } from '../../helpers/itemInput';
+import { ItemInput } from '../../input/itemInput';
+import { CREATE_ANYWAY, DEFAULT_CONCURRENCY, readIfAlreadyRegistered } from '../../input/runOptions';
 import { runConcurrently } from '../../helpers/concurrency';
 import { locatorValue, optionalText } from '../../helpers/values';
 import {
@@ -14,15 +15,19 @@ import {
 	onlyWhenDefinedBelow,
 	onlyWhenMappedAutomatically,
 } from '../batchedCreate';
-import type { BatchExecute, PendingEntry, Settlement } from '../operation';
+import type { BatchExecute, BatchSender, EntryOutcome, PendingEntry, SendInBatches } from '../operation';
 import { batchConcurrencyOption, batchSizeOption, optionsCollection } from '../options';
-import { DEFAULT_CONCURRENCY } from '../runItems';
 import { displayFor } from '../shownWhen';
 import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import { CUSTOMER_ALIASES, CUSTOMER_LABELS, customerProperty, readCustomer } from './customerFields';
 import { formProperty } from './formField';
-import { ifExistsOption, planIfExists, sendUpdates } from './ifAlreadyRegistered';
-import { sendOnce } from './lostCreate';
+import {
+	decideIfAlreadyRegistered,
+	ifExistsOption,
+	sendUpdates,
+	unsentOutcome,
+} from './ifAlreadyRegistered/ifAlreadyRegistered';
+import { resolvingLostCreates } from './ifAlreadyRegistered/lostCreate';
 import {
 	CORE_ALIASES,
 	CORE_LABELS,
@@ -204,50 +209,57 @@ function registrationEntry(this: IExecuteFunctions, itemIndex: number): IDataObj
 	return registration;
 }
 
+const postRegistrations: BatchSender = batchSender('registrations', 'registrations', 'registration');
+
 /**
- * Settles what needs no create (If Already Registered), then uploads the files of the registrations still to create
- * or update — a registration that exists already uploads nothing — and sends the updates. An item whose file cannot be
- * uploaded is settled as failed, so it is not sent.
+ * The run's registrations, sent: If Already Registered decides first what is registered already (skipped, updated,
+ * or repeating an earlier item); then the files of the registrations to create or update are uploaded — one that
+ * exists already uploads nothing, and an item whose file cannot be uploaded fails without being sent; then the
+ * updates, and the creates in batches (one POST each), a batch whose answer is lost resolved by a lookup instead of
+ * being sent again (its files are not uploaded again).
  */
-async function settleRegistrations(
-	this: IExecuteFunctions,
-	pending: PendingEntry[],
-): Promise<Array<Settlement | undefined>> {
-	const plans = await planIfExists.call(this, pending);
-	const withFiles = pending.flatMap((_, position) => {
-		const plan = plans[position];
-		return hasFiles(pending[position].entry) && (plan === undefined || 'update' in plan) ? [position] : [];
-	});
-	await runConcurrently(withFiles.length, DEFAULT_CONCURRENCY, false, async (index) => {
-		const { entry, itemIndex } = pending[withFiles[index]];
-		await uploadFilesOf.call(this, entry, itemIndex).catch((error: unknown) => (plans[withFiles[index]] = { error }));
-	});
-	return await sendUpdates.call(this, pending, plans);
-}
-
-const sendResolvingLostAnswers = sendOnce(batchSender('registrations', 'registrations', 'registration'));
-
-/** One POST per batch; each result says which files its registration received. */
 async function sendRegistrations(
 	this: IExecuteFunctions,
-	entries: IDataObject[],
-	itemIndexes: number[],
-): Promise<IDataObject[]> {
-	const results = await sendResolvingLostAnswers.call(this, entries, itemIndexes);
-	return results.map((result, position) => withFilesSent(result, entries[position]));
+	pending: PendingEntry[],
+	inBatches: SendInBatches,
+): Promise<EntryOutcome[]> {
+	const ifExists = readIfAlreadyRegistered(this);
+	const decisions = await decideIfAlreadyRegistered.call(this, pending, ifExists);
+	const toUpload = pending.flatMap(({ entry }, position) =>
+		hasFiles(entry) && ['create', 'update'].includes(decisions[position].kind) ? [position] : [],
+	);
+	await runConcurrently(toUpload.length, DEFAULT_CONCURRENCY, false, async (index) => {
+		const position = toUpload[index];
+		const { entry, itemIndex } = pending[position];
+		await uploadFilesOf
+			.call(this, entry, itemIndex)
+			.catch((error: unknown) => (decisions[position] = { kind: 'fail', error }));
+	});
+
+	const outcomes: EntryOutcome[] = new Array(pending.length);
+	await sendUpdates.call(this, pending, decisions, outcomes);
+	const toCreate = decisions.flatMap((decision, position) => (decision.kind === 'create' ? [position] : []));
+	const send = ifExists === CREATE_ANYWAY ? postRegistrations : resolvingLostCreates(postRegistrations);
+	const created = await inBatches(
+		toCreate.map((position) => pending[position]),
+		async function sendBatch(this: IExecuteFunctions, entries, itemIndexes) {
+			const results = await send.call(this, entries, itemIndexes);
+			return results.map((result, position) => withFilesSent(result, entries[position]));
+		},
+	);
+	toCreate.forEach((position, index) => (outcomes[position] = created[index]));
+	decisions.forEach((decision, position) => {
+		outcomes[position] ??= unsentOutcome(decision, pending, outcomes)!;
+	});
+	return outcomes;
 }
 
 export const runs = 'inBatches';
 
 export const answers = 'registrations';
 
-/**
- * Each item's registration, sent in batches (one POST each), its files uploaded first. With If Already Registered,
- * what the service holds already is settled first, and a batch whose answer is lost is resolved by a lookup instead
- * of being sent again (its files are not uploaded again).
- */
+/** Each item's registration, built and checked before anything is sent; then sent as sendRegistrations says. */
 export const execute: BatchExecute = {
 	entry: registrationEntry,
-	settle: settleRegistrations,
 	send: sendRegistrations,
 };

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { ItemInput } from '../../helpers/itemInput';
+import { ItemInput } from '../../input/itemInput';
+import { requestFor } from '../../input/runOptions';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
@@ -27,6 +28,10 @@ export const runs = 'perItem';
 /** DELETE /api/registrations/:regId; a 200 means it is gone. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const registrationId = readRegistrationId(new ItemInput(this, itemIndex));
-	await serviceRequest.call(this, { method: 'DELETE', ...registrationTarget(registrationId) }, itemIndex);
+	await serviceRequest.call(
+		this,
+		{ method: 'DELETE', ...registrationTarget(registrationId) },
+		requestFor(this, itemIndex),
+	);
 	return { deleted: true, registrationId };
 }

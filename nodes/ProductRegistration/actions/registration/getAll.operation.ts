@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { ItemInput } from '../../helpers/itemInput';
+import { ItemInput } from '../../input/itemInput';
 import { booleanValue, locatorValue, optionalEmail, optionalText, wholeNumber } from '../../helpers/values';
+import { requestFor } from '../../input/runOptions';
 import { readList } from '../../transport/pagedList';
 import { RecordList } from '../operation';
 import { concurrencyOption, optionsCollection } from '../options';
@@ -101,7 +102,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const list = await readList.call(
 		this,
 		{ path: 'registrations', qs, resourceKey: 'registrations', what: 'registrations' },
-		itemIndex,
+		requestFor(this, itemIndex),
 		limit === undefined || !input.asTool ? limit : limit + 1,
 	);
 	if (list.gap !== undefined) {

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { FieldNames } from '../../helpers/fieldMatching';
-import type { ItemInput } from '../../helpers/itemInput';
+import type { ItemInput } from '../../input/itemInput';
 import {
 	optionalCalendarDate,
 	optionalEmail,

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from
 import { NodeApiError } from 'n8n-workflow';
 
 import { comparableName } from '../../helpers/fieldMatching';
-import type { ItemInput } from '../../helpers/itemInput';
+import type { ItemInput } from '../../input/itemInput';
 import { optionalText, requiredText } from '../../helpers/values';
 import type { PreparedUpload, UploadedFile } from '../file/fileUpload';
 import { prepareUpload, upload } from '../file/fileUpload';

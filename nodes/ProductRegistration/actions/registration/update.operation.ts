@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { ItemInput } from '../../helpers/itemInput';
+import { ItemInput } from '../../input/itemInput';
 import { asObject } from '../../helpers/values';
+import { requestFor } from '../../input/runOptions';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { alphabetical, concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
@@ -83,7 +84,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			...registrationTarget(registrationId),
 			body: { registration },
 		},
-		itemIndex,
+		requestFor(this, itemIndex),
 	);
 	// The answer of an update is not specified; without a body, report what was changed.
 	const result = body === undefined || body === '' ? { id: registrationId, ...registration } : asObject(body);

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { ItemInput } from '../../helpers/itemInput';
+import { ItemInput } from '../../input/itemInput';
 import {
 	asObject,
 	booleanValue,
@@ -9,6 +9,7 @@ import {
 	optionalTextList,
 	requiredText,
 } from '../../helpers/values';
+import { requestFor } from '../../input/runOptions';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { prepareUpload, upload } from '../file/fileUpload';
 import { concurrencyOption, optionsCollection } from '../options';
@@ -172,7 +173,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			body,
 			creates: `the status change to "${status}"`,
 		},
-		itemIndex,
+		requestFor(this, itemIndex),
 	);
 	return asObject(response.body);
 }

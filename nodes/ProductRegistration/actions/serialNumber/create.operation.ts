@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { ItemInput } from '../../helpers/itemInput';
+import { ItemInput } from '../../input/itemInput';
 import { optionalText, optionalTextList, requiredText } from '../../helpers/values';
 import {
 	autoMapping,
@@ -96,5 +96,6 @@ export const runs = 'inBatches';
 /** Each item's serial number, sent in batches: one POST per batch, one result per entry. */
 export const execute: BatchExecute = {
 	entry: serialNumberEntry,
-	send: batchSender('serial_numbers', 'serialNumbers', 'serial number'),
+	send: async (pending, inBatches) =>
+		await inBatches(pending, batchSender('serial_numbers', 'serialNumbers', 'serial number')),
 };

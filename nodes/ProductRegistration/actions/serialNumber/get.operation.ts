@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { ItemInput } from '../../helpers/itemInput';
+import { ItemInput } from '../../input/itemInput';
 import { asObject, pathSegmentText } from '../../helpers/values';
+import { requestFor } from '../../input/runOptions';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
@@ -32,7 +33,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const { statusCode, body } = await serviceRequest.call(
 		this,
 		{ method: 'GET', path: serialNumberPath(serialNumber) },
-		itemIndex,
+		requestFor(this, itemIndex),
 	);
 	if (statusCode === 204) return { found: false, serialNumber };
 	return { ...asObject(body), found: true };

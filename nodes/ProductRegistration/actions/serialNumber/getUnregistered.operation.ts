@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { executionScoped } from '../../helpers/executionScope';
 import { asObject } from '../../helpers/values';
+import { requestFor } from '../../input/runOptions';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
@@ -44,7 +45,11 @@ export const runs = 'perItem';
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const alreadyGiven = handedOut.of(this, () => new Set());
 	for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-		const { statusCode, body } = await serviceRequest.call(this, { method: 'GET', path: 'serial_number' }, itemIndex);
+		const { statusCode, body } = await serviceRequest.call(
+			this,
+			{ method: 'GET', path: 'serial_number' },
+			requestFor(this, itemIndex),
+		);
 		if (statusCode === 204) return { found: false, message: 'The service has no unregistered serial number left' };
 		const serial = asObject(body);
 		const identity = serialIdentity(serial);

@@ -1,13 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { runConcurrently } from '../../helpers/concurrency';
-import type { ListedRegistration } from '../../helpers/listedRegistration';
-import { customerEmailOf, readListedRegistration, sameRegistration } from '../../helpers/listedRegistration';
-import type { ListRequest } from '../../transport/pagedList';
-import { PagedList, readList } from '../../transport/pagedList';
-import type { PendingEntry } from '../operation';
-import { DEFAULT_CONCURRENCY } from '../runItems';
+import { runConcurrently } from '../../../helpers/concurrency';
+import type { ListedRegistration } from '../../../helpers/listedRegistration';
+import { customerEmailOf, readListedRegistration, sameRegistration } from '../../../helpers/listedRegistration';
+import type { ListRequest } from '../../../transport/pagedList';
+import { PagedList, readList } from '../../../transport/pagedList';
+import type { PendingEntry } from '../../operation';
+import { DEFAULT_CONCURRENCY, requestFor } from '../../../input/runOptions';
 
 /**
  * What the service holds already, for If Already Registered and for a create whose answer was lost. A registration
@@ -25,11 +25,11 @@ export interface ExistingRegistration {
 
 /**
  * What the service lists for one customer. When the list came back short of what the service said it holds, a
- * registration missing from it may still exist: `unsure` says why, and only a match in the list can be trusted.
+ * registration missing from it may still exist: `incomplete` says why, and only a match in the list can be trusted.
  */
 export interface Registrations {
 	existing: ExistingRegistration[];
-	unsure?: string;
+	incomplete?: string;
 }
 
 /** A customer of the run: one e-mail, in one form or (without one) in any. */
@@ -38,8 +38,8 @@ export interface Customer {
 	email: string;
 	formSlug?: string;
 	firstItemIndex: number;
-	/** The first entry of each distinct registration the run names for this customer. */
-	firsts: PendingEntry[];
+	/** The first entry of each distinct registration the run names for this customer, and its position in the run. */
+	distinct: Array<PendingEntry & { position: number }>;
 	listed?: Registrations | { error: unknown };
 }
 
@@ -113,19 +113,19 @@ export async function registrationsOf(
 	const spellings = [...new Set([email.trim(), email.trim().toLowerCase()])];
 	const existing: ExistingRegistration[] = [];
 	const records = new Set<string>();
-	let unsure: string | undefined;
+	let incomplete: string | undefined;
 	for (const spelling of spellings) {
 		const qs: IDataObject = formSlug === undefined ? { email: spelling } : { email: spelling, formSlug };
-		const list = await readList.call(this, registrationsList(qs, what), itemIndex);
+		const list = await readList.call(this, registrationsList(qs, what), requestFor(this, itemIndex));
 		if (list.notAList) throw unreadable(this, what, 'the answer is not a list', itemIndex);
 		for (const found of existingIn(this, list.records, what, itemIndex)) {
 			const key = JSON.stringify(found.record);
 			if (!records.has(key)) existing.push(found);
 			records.add(key);
 		}
-		if (!list.complete) unsure ??= `The service's list of ${what} may be incomplete (${list.gap})`;
+		if (!list.complete) incomplete ??= `The service's list of ${what} may be incomplete (${list.gap})`;
 	}
-	return { existing, unsure };
+	return { existing, incomplete };
 }
 
 /**
@@ -144,7 +144,7 @@ async function listForCustomers(
 	const listing = new PagedList(
 		this,
 		registrationsList(formSlug === undefined ? {} : { formSlug }, what),
-		customers[0].firstItemIndex,
+		requestFor(this, customers[0].firstItemIndex),
 	);
 	try {
 		await listing.readWindow();
@@ -163,7 +163,7 @@ async function listForCustomers(
 		const theirs = byEmail.get(customer.email.trim().toLowerCase()) ?? [];
 		try {
 			const existing = existingIn(this, theirs, what, customer.firstItemIndex);
-			const allFound = customer.firsts.every(({ entry }) => findSame(existing, entry) !== undefined);
+			const allFound = customer.distinct.every(({ entry }) => findSame(existing, entry) !== undefined);
 			if (listing.complete || allFound) customer.listed = { existing };
 			else stillToLookUp.push(customer);
 		} catch (error) {

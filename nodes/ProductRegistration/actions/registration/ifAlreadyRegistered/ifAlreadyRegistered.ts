@@ -1,28 +1,25 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { runConcurrently } from '../../helpers/concurrency';
-import { sameRegistration } from '../../helpers/listedRegistration';
-import { runParameters } from '../../helpers/runParameters';
-import { serviceRequest } from '../../transport/serviceRequest';
-import type { PendingEntry, Settlement } from '../operation';
-import { DEFAULT_CONCURRENCY } from '../runItems';
+import { runConcurrently } from '../../../helpers/concurrency';
+import { sameRegistration } from '../../../helpers/listedRegistration';
+import type { IfAlreadyRegistered } from '../../../input/runOptions';
+import { CREATE_ANYWAY, DEFAULT_CONCURRENCY, requestFor, SKIP, UPDATE } from '../../../input/runOptions';
+import { serviceRequest } from '../../../transport/serviceRequest';
+import type { EntryOutcome, PendingEntry } from '../../operation';
+import { CORE_KEYS, registrationTarget } from '../registrationFields';
+import { hasFiles, withFilesSent } from '../registrationFiles';
 import type { Customer } from './existingRegistrations';
 import { asRegistration, customerKey, findExisting, findSame } from './existingRegistrations';
-import { CORE_KEYS, registrationTarget } from './registrationFields';
-import { hasFiles, withFilesSent } from './registrationFiles';
 
 /**
  * If Already Registered (Registration → Create): a scheduled import of the same sheet registers nothing twice. Before
  * anything is created, what the service holds for the run's customers is read (existingRegistrations.ts: per e-mail,
  * or one listing of the form, whichever takes fewer requests); an item whose registration is listed there (same
  * product name, and a serial number in common when both have serial numbers) is skipped or updated, and of items of
- * the run that match each other only the first is handled.
+ * the run that match each other only the first is handled. A create whose answer is lost is resolved by the same
+ * lookup (lostCreate.ts).
  */
-
-export const CREATE_ANYWAY = 'create';
-const SKIP = 'skip';
-const UPDATE = 'update';
 
 export const ifExistsOption: INodeProperties = {
 	displayName: 'If Already Registered',
@@ -49,10 +46,6 @@ export const ifExistsOption: INodeProperties = {
 	description:
 		'A registration already exists when the service lists one for the customer e-mail with the same product name (case and spaces ignored) and, when both have serial numbers, a serial number in common. With Skip or Update every output item says its outcome: created, skipped or updated.',
 };
-
-export function ifExistsMode(context: IExecuteFunctions): string {
-	return runParameters(context).get('options.ifExists', 0, CREATE_ANYWAY) as string;
-}
 
 /** The body of Update for an entry of Create: its standard fields, and its extra form fields under `fields`. */
 function updateOf(entry: IDataObject): IDataObject {
@@ -85,18 +78,28 @@ function holdsAlready(update: IDataObject, record: IDataObject): boolean {
 	);
 }
 
-/** What If Already Registered decided for an entry: settled (skipped, repeated, failed), an update, or a create (undefined). */
-export type Plan = Settlement | { update: string } | undefined;
+/** What If Already Registered decided for an entry of the run. */
+export type Decision =
+	| { kind: 'create' }
+	| { kind: 'update'; registrationId: string }
+	/** Listed already, as `record`. */
+	| { kind: 'skip'; record: IDataObject }
+	/** Repeats the entry at position `of`, earlier in the run. */
+	| { kind: 'repeat'; of: number }
+	| { kind: 'fail'; error: unknown };
 
 /**
- * With Skip or Update: each entry the service holds already is skipped or planned as an update (an entry with files
- * always is: they are new), and each entry that repeats an earlier one of the run is skipped. With Create Anyway
+ * With Skip or Update: each entry the service holds already is skipped or updated (an entry with files always is
+ * updated: they are new), and each entry that repeats an earlier one of the run is skipped. With Create Anyway
  * nothing is looked up and every entry is created.
  */
-export async function planIfExists(this: IExecuteFunctions, pending: PendingEntry[]): Promise<Plan[]> {
-	const mode = ifExistsMode(this);
-	const plans: Plan[] = new Array(pending.length);
-	if (mode === CREATE_ANYWAY) return plans;
+export async function decideIfAlreadyRegistered(
+	this: IExecuteFunctions,
+	pending: PendingEntry[],
+	mode: IfAlreadyRegistered,
+): Promise<Decision[]> {
+	const decisions: Decision[] = pending.map(() => ({ kind: 'create' }));
+	if (mode === CREATE_ANYWAY) return decisions;
 
 	// Of entries of this run that match each other, the first is handled; the later ones repeat it.
 	const customers = new Map<string, Customer>();
@@ -109,18 +112,18 @@ export async function planIfExists(this: IExecuteFunctions, pending: PendingEntr
 				email: String(candidate.entry.customerEmail),
 				formSlug: candidate.entry.type as string | undefined,
 				firstItemIndex: candidate.itemIndex,
-				firsts: [],
+				distinct: [],
 			};
 			customers.set(key, customer);
 		}
-		const repeated = customer.firsts.find((first) =>
-			sameRegistration(asRegistration(first.entry), asRegistration(candidate.entry)),
+		const repeated = customer.distinct.find(({ entry }) =>
+			sameRegistration(asRegistration(entry), asRegistration(candidate.entry)),
 		);
 		if (repeated) {
-			plans[position] = { sameAs: repeated.itemIndex, json: { outcome: 'skipped', repeatsItem: repeated.itemIndex } };
+			decisions[position] = { kind: 'repeat', of: repeated.position };
 			return;
 		}
-		customer.firsts.push(candidate);
+		customer.distinct.push({ ...candidate, position });
 		handled.push(position);
 	});
 
@@ -130,57 +133,79 @@ export async function planIfExists(this: IExecuteFunctions, pending: PendingEntr
 		const { entry, itemIndex } = pending[position];
 		const listed = customers.get(customerKey(entry))!.listed!;
 		if ('error' in listed) {
-			plans[position] = listed;
+			decisions[position] = { kind: 'fail', error: listed.error };
 			continue;
 		}
 		const same = findSame(listed.existing, entry);
 		if (same === undefined) {
 			// Not in a list that came back short: it may be among what is missing, so it is not created blindly.
-			if (listed.unsure !== undefined) {
-				const message = `${listed.unsure}, so it is not known whether item ${itemIndex} is registered already; nothing was sent for it. Run it again.`;
-				plans[position] = { error: new NodeApiError(this.getNode(), { message }, { message, itemIndex }) };
+			if (listed.incomplete !== undefined) {
+				const message = `${listed.incomplete}, so it is not known whether item ${itemIndex} is registered already; nothing was sent for it. Run it again.`;
+				decisions[position] = {
+					kind: 'fail',
+					error: new NodeApiError(this.getNode(), { message }, { message, itemIndex }),
+				};
 			}
 			continue;
 		}
 		if (mode === SKIP || (!hasFiles(entry) && holdsAlready(updateOf(entry), same.record))) {
-			plans[position] = { json: { outcome: 'skipped', ...same.record } };
+			decisions[position] = { kind: 'skip', record: same.record };
 		} else if (same.listed.id === undefined) {
 			const message = `The service lists a registration for item ${itemIndex} but without an id, so it cannot be updated`;
-			plans[position] = { error: new NodeApiError(this.getNode(), { message }, { message, itemIndex }) };
+			decisions[position] = {
+				kind: 'fail',
+				error: new NodeApiError(this.getNode(), { message }, { message, itemIndex }),
+			};
 		} else {
-			plans[position] = { update: same.listed.id };
+			decisions[position] = { kind: 'update', registrationId: same.listed.id };
 		}
 	}
-	return plans;
+	return decisions;
 }
 
-/** Sends the planned updates (PUT /api/registrations/:regId), up to the per-item concurrency at once; each settles its entry. */
+/** Sends the decided updates (PUT /api/registrations/:regId), up to the per-item concurrency at once. */
 export async function sendUpdates(
 	this: IExecuteFunctions,
 	pending: PendingEntry[],
-	plans: Plan[],
-): Promise<Array<Settlement | undefined>> {
-	const updates = plans.flatMap((plan, position) => (plan !== undefined && 'update' in plan ? [position] : []));
-	const settlements = plans as Array<Settlement | undefined>;
+	decisions: Decision[],
+	outcomes: EntryOutcome[],
+): Promise<void> {
+	const updates = decisions.flatMap((decision, position) => (decision.kind === 'update' ? [position] : []));
 	await runConcurrently(updates.length, DEFAULT_CONCURRENCY, false, async (index) => {
 		const position = updates[index];
-		const id = (plans[position] as { update: string }).update;
+		const { registrationId } = decisions[position] as { registrationId: string };
 		const { entry, itemIndex } = pending[position];
 		const registration = updateOf(entry);
 		try {
 			const { body } = await serviceRequest.call(
 				this,
-				{ method: 'PUT', ...registrationTarget(id), body: { registration } },
-				itemIndex,
+				{ method: 'PUT', ...registrationTarget(registrationId), body: { registration } },
+				requestFor(this, itemIndex),
 			);
 			const answer =
 				body !== null && typeof body === 'object' && !Array.isArray(body)
 					? (body as IDataObject)
-					: { id, ...registration };
-			settlements[position] = { json: withFilesSent({ outcome: 'updated', ...answer }, entry) };
+					: { id: registrationId, ...registration };
+			outcomes[position] = { json: withFilesSent({ outcome: 'updated', ...answer }, entry) };
 		} catch (error) {
-			settlements[position] = { error };
+			outcomes[position] = { error };
 		}
 	});
-	return settlements;
+}
+
+/**
+ * The outcome of an entry that sent nothing: skipped, failed, or repeating an earlier entry of the run — which
+ * comes out as that entry's result, saying so, or as its failure.
+ */
+export function unsentOutcome(
+	decision: Decision,
+	pending: PendingEntry[],
+	outcomes: EntryOutcome[],
+): EntryOutcome | undefined {
+	if (decision.kind === 'skip') return { json: { outcome: 'skipped', ...decision.record } };
+	if (decision.kind === 'fail') return { error: decision.error };
+	if (decision.kind !== 'repeat') return undefined;
+	const first = outcomes[decision.of];
+	if ('error' in first) return first;
+	return { json: { ...first.json, outcome: 'skipped', repeatsItem: pending[decision.of].itemIndex } };
 }

@@ -1,23 +1,22 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { requestPolicy, UnknownOutcome } from '../../transport/serviceRequest';
-import type { BatchExecute } from '../operation';
+import { requestFor } from '../../../input/runOptions';
+import { UnknownOutcome } from '../../../transport/serviceRequest';
+import type { BatchSender } from '../../operation';
 import type { Registrations } from './existingRegistrations';
 import { customerKey, findSame, registrationsOf } from './existingRegistrations';
-import { CREATE_ANYWAY, ifExistsMode } from './ifAlreadyRegistered';
 
 /**
  * With If Already Registered (Skip or Update), a create whose answer was lost — the connection dropped after sending,
  * the Timeout passed, a proxy answered HTML — is not left as an unknown outcome: the e-mails of its entries are
  * looked up, the entries found there are created, and the others are sent again, counting against Retries. If a
- * lookup fails too, the unknown outcome stands. With Create Anyway, `send` is used as it is.
+ * lookup fails too, the unknown outcome stands.
  */
-export function sendOnce(send: BatchExecute['send']): BatchExecute['send'] {
-	return async function sendResolvingLostAnswers(this: IExecuteFunctions, entries, itemIndexes) {
-		if (ifExistsMode(this) === CREATE_ANYWAY) return await send.call(this, entries, itemIndexes);
+export function resolvingLostCreates(send: BatchSender): BatchSender {
+	return async function sendResolvingLostCreates(this: IExecuteFunctions, entries, itemIndexes) {
 		const results: IDataObject[] = new Array(entries.length);
 		let open = entries.map((_, position) => position);
-		const { maxRetries } = requestPolicy(this, itemIndexes[0]);
+		const { maxRetries } = requestFor(this, itemIndexes[0]).policy;
 		for (let attempt = 1; ; attempt++) {
 			const sent = await send
 				.call(
@@ -70,7 +69,7 @@ async function stillToCreate(
 		const listed = listedByCustomer.get(customerKey(entries[position]))!;
 		const found = findSame(listed.existing, entries[position]);
 		// Missing from a list that came back short is no proof it was not created: the outcome stays unknown.
-		if (found === undefined && listed.unsure !== undefined) throw new Error(listed.unsure);
+		if (found === undefined && listed.incomplete !== undefined) throw new Error(listed.incomplete);
 		if (found) results[position] = { outcome: 'created', ...found.record };
 		return found === undefined;
 	});
