@@ -5,7 +5,7 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { countExpressionEvaluations } from '../harness/expressionCount';
 import { credentialUse, resetCredentialUse, runNode } from '../harness/workflowRunner';
 import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY } from '../nodes/ProductRegistration/input/runOptions';
-import { API_DOCUMENT } from '../sandbox/lists';
+import { API_PAGE } from '../sandbox/lists';
 import type { Measurement } from './measure';
 import { measure } from './measure';
 import type { SandboxReady, SandboxSetup, SandboxStats } from './sandboxProcess';
@@ -152,10 +152,10 @@ export const CASES: BenchCase[] = [
 	},
 	{
 		id: 'get-all-bare',
-		title: 'getAll returning 50,000 registrations, listed in one answer as the API document reads',
+		title: 'getAll returning 50,000 registrations, listed in one answer as the API page reads',
 		parameters: { resource: 'registration', operation: 'getAll', returnAll: true },
 		items: () => [{ json: {} }],
-		seed: () => ({ registrations: 50_000, dialect: API_DOCUMENT }),
+		seed: () => ({ registrations: 50_000, dialect: API_PAGE }),
 		concurrency: 1,
 	},
 	{

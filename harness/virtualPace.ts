@@ -1,6 +1,6 @@
-import type { PaceClock } from '../nodes/ProductRegistration/transport/servicePace';
-import { ServicePace } from '../nodes/ProductRegistration/transport/servicePace';
-import { retryAfterMs } from '../nodes/ProductRegistration/transport/judge';
+import type { PaceClock } from '../nodes/shared/transport/servicePace';
+import { ServicePace } from '../nodes/shared/transport/servicePace';
+import { retryAfterMs } from '../nodes/shared/transport/attemptOutcome';
 import { seededRandom } from '../sandbox/random';
 import type { RefusalSettings } from '../sandbox/refusals';
 import { Refusals } from '../sandbox/refusals';

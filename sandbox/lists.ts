@@ -57,7 +57,7 @@ export const REAL_SERVICE: Readonly<ListDialect> = {
 };
 
 /** The API page's reading: a bare array of every match, cut by `limit`, no pages. */
-export const API_DOCUMENT: Readonly<ListDialect> = {
+export const API_PAGE: Readonly<ListDialect> = {
 	...REAL_SERVICE,
 	shape: 'bare',
 	pages: 'ignored',

@@ -97,7 +97,7 @@ export class Sandbox {
 	/** How lists are answered (see lists.ts): the real service's reading unless a test picks another. */
 	dialect: ListDialect = { ...REAL_SERVICE };
 
-	/** Whether GET /api/forms exists: the real service has it, the API document does not list it (404). */
+	/** Whether GET /api/forms exists: the real service has it, the API page does not list it (404). */
 	listsForms = true;
 
 	/** How the service refuses requests to its API, if it does (see refuse and refusals.ts). */

@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { mainConnection } from '../shared/connectionTypes';
 import { properties } from './actions/properties';
 import { router } from './actions/router';
-import { searchForms, searchRegistrations } from './methods/listSearch';
+import { searchForms, searchRegistrations } from '../shared/listSearch';
 
 export class ProductRegistration implements INodeType {
 	description: INodeTypeDescription = {

@@ -1,7 +1,7 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 
-import { formProperty } from '../ProductRegistration/actions/registration/formField';
-import { searchForms } from '../ProductRegistration/methods/listSearch';
+import { formProperty } from '../shared/formField';
+import { searchForms } from '../shared/listSearch';
 import { mainConnection } from '../shared/connectionTypes';
 import { pollNewRegistrations } from './newRegistrations';
 

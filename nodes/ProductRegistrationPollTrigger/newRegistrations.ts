@@ -1,15 +1,10 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import {
-	createdAtOf,
-	customerEmailOf,
-	readCreatedAt,
-	registrationIdOf,
-} from '../ProductRegistration/helpers/listedRegistration';
-import type { ListHabits, ListRequest, ReadFrom } from '../ProductRegistration/transport/pagedList';
-import { listHabits, MIN_PAGE_SIZE, PagedList } from '../ProductRegistration/transport/pagedList';
-import { WITHOUT_ITEM } from '../ProductRegistration/transport/serviceRequest';
+import { createdAtOf, readCreatedAt, registrationIdentity, registrationsList } from '../shared/registrations';
+import type { ListHabits, ListRequest, ReadFrom } from '../shared/transport/pagedList';
+import { listHabits, MIN_PAGE_SIZE, PagedList } from '../shared/transport/pagedList';
+import { WITHOUT_ITEM } from '../shared/transport/serviceRequest';
 
 /**
  * Which registrations are new since the last poll — each emitted once, whatever the service's dialect — read with as
@@ -83,15 +78,6 @@ export interface PollState {
 	newestAtChainStart?: number;
 	/** Set once the activation has read all it had to: from then on, what is new is emitted. */
 	started?: boolean;
-}
-
-/** The registration's identity: its id, or — for a service that lists none — what it was made with. */
-function identityOf(record: IDataObject): string | undefined {
-	const id = registrationIdOf(record);
-	if (id !== undefined) return id;
-	const createdAt = createdAtOf(record);
-	if (createdAt === undefined) return undefined;
-	return JSON.stringify([createdAt, customerEmailOf(record)?.toLowerCase(), record.productName, record.serialNumbers]);
 }
 
 /** A registration as the trigger emits it: as listed, with its extra fields also under `fields`, as the webhook's. */
@@ -228,7 +214,7 @@ class PollReading {
 	}
 
 	private keep(record: IDataObject, offset: number): void {
-		const identity = identityOf(record);
+		const identity = registrationIdentity(record);
 		if (identity === undefined) {
 			throw this.refusal(
 				'The service lists registrations with neither an ID nor createdAt, so the trigger cannot tell a new registration from one it has emitted',
@@ -301,7 +287,7 @@ async function readByOrder(reading: PollReading, state: PollState, activating: b
 			return order ?? 'none';
 		}
 		// What arrived at the list's start since, then on below what the cut-short poll read.
-		const isSeen = (record: IDataObject) => identityOf(record)! in seen;
+		const isSeen = (record: IDataObject) => registrationIdentity(record)! in seen;
 		const front = await reading.stretch(
 			{ firstWindow: MIN_PAGE_SIZE },
 			(window) => window.some(isSeen) || reachesFloor(window),
@@ -452,11 +438,11 @@ export async function pollNewRegistrations(
 	formSlug: string | undefined,
 ): Promise<INodeExecutionData[][] | null> {
 	const list: ListRequest = {
-		path: 'registrations',
-		qs: formSlug === undefined ? {} : { formSlug },
-		resourceKey: 'registrations',
-		what: formSlug === undefined ? 'registrations' : `registrations of the form ${formSlug}`,
-		identify: identityOf,
+		...registrationsList(
+			formSlug === undefined ? {} : { formSlug },
+			formSlug === undefined ? 'registrations' : `registrations of the form ${formSlug}`,
+		),
+		identify: registrationIdentity,
 	};
 	const listKey = formSlug ?? '';
 	const manual = this.getMode() === 'manual';

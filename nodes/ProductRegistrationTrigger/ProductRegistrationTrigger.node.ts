@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { mainConnection } from '../shared/connectionTypes';
-import { DEFAULT_MAX_BODY_KB, judgeWebhook } from './registrationWebhook';
+import { DEFAULT_MAX_BODY_KB, checkWebhookCall } from './registrationWebhook';
 
 export class ProductRegistrationTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -101,7 +101,7 @@ export class ProductRegistrationTrigger implements INodeType {
 		const rawBody = (request as { rawBody?: { toString(): string } }).rawBody;
 		const declaredSize = Number(headers['content-length']);
 
-		const verdict = judgeWebhook(
+		const verdict = checkWebhookCall(
 			{
 				contentType: String(headers['content-type'] ?? ''),
 				size: Number.isFinite(declaredSize) ? declaredSize : undefined,

@@ -85,7 +85,7 @@ export function payloadItems(payload: unknown, splitIntoItems: boolean): INodeEx
 }
 
 /** Decides what to do with one webhook call: who may call, what body is acceptable, and what comes out. */
-export function judgeWebhook(request: WebhookRequest, settings: WebhookSettings): WebhookVerdict {
+export function checkWebhookCall(request: WebhookRequest, settings: WebhookSettings): WebhookVerdict {
 	if (settings.secret !== '' && !sameSecret(request.secretGiven ?? '', settings.secret)) {
 		return { accept: false, status: 401, message: 'The secret is missing or wrong' };
 	}

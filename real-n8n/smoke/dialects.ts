@@ -1,5 +1,5 @@
 import type { ListDialect } from '../../sandbox/lists';
-import { API_DOCUMENT, REAL_SERVICE } from '../../sandbox/lists';
+import { API_PAGE, REAL_SERVICE } from '../../sandbox/lists';
 import { Sandbox } from '../../sandbox/service';
 import type { StoredRegistration } from '../../sandbox/state';
 import { SHEET_ROWS, sheetImportWorkflow } from '../chainedWorkflow';
@@ -13,7 +13,7 @@ import { nodeOutput, RealN8n, waitFor } from '../instance';
  */
 
 const DIALECTS: Array<{ name: string; dialect: ListDialect }> = [
-	{ name: 'the API page: a bare array, no pages', dialect: { ...API_DOCUMENT } },
+	{ name: 'the API page: a bare array, no pages', dialect: { ...API_PAGE } },
 	{
 		name: 'pages of at most 50 without a total, the oldest first, ids under regId as numbers, createdAt as epoch ms',
 		dialect: {

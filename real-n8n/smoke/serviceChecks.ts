@@ -1,5 +1,5 @@
 import { startMisbehavingServer } from '../../harness/misbehavingServer';
-import { ECHO_LIMIT } from '../../nodes/ProductRegistration/transport/answerText';
+import { ECHO_LIMIT } from '../../nodes/shared/transport/quotedAnswer';
 import type { Sandbox } from '../../sandbox/service';
 import { chainedWorkflow, SHEET_ROWS, sheetImportWorkflow } from '../chainedWorkflow';
 import { CREDENTIAL } from '../examples';

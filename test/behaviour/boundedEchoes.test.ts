@@ -8,7 +8,7 @@ import { inlineItem, inlineReceipt } from '../../harness/receipts';
 import { seedRegistration, useSandbox } from '../../harness/sandbox';
 import type { RunNodeResult } from '../../harness/workflowRunner';
 import { runNode } from '../../harness/workflowRunner';
-import { bounded, ECHO_LIMIT } from '../../nodes/ProductRegistration/transport/answerText';
+import { bounded, ECHO_LIMIT } from '../../nodes/shared/transport/quotedAnswer';
 
 /**
  * What the service or the storage says never floods an execution: a 10 MB answer becomes at most ECHO_LIMIT

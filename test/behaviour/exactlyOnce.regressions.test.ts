@@ -3,7 +3,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { PollingTrigger } from '../../harness/pollingTrigger';
 import { useSandbox } from '../../harness/sandbox';
 import { runNode } from '../../harness/workflowRunner';
-import { API_DOCUMENT, listAnswer, REAL_SERVICE } from '../../sandbox/lists';
+import { API_PAGE, listAnswer, REAL_SERVICE } from '../../sandbox/lists';
 
 /**
  * Exactly once, whatever the dialect: the cases a review of the list reader and the Poll Trigger found beside the
@@ -209,7 +209,7 @@ describe('exactly once, found in review: Get Many', () => {
 
 	test('a bare array of the oldest first, 5 deleted and 2 added between its answers: none that existed all along is left out (found by PROPERTY_SEED=5)', async () => {
 		// The answer to limit=100 holds the 100 oldest; the one without limit, shorter after the deletions, holds the rest.
-		sandbox().dialect = { ...API_DOCUMENT, order: 'oldestFirst' };
+		sandbox().dialect = { ...API_PAGE, order: 'oldestFirst' };
 		const ids = oneByOne(102, SECOND);
 		let requests = 0;
 		sandbox().faultPlan = (request) => {
@@ -232,7 +232,7 @@ describe('exactly once, found in review: Get Many', () => {
 	});
 
 	test('a Limit on a bare array that the service cuts to 50 (the largest limit is not shown): asked for 80 of 200, 80 come', async () => {
-		sandbox().dialect = { ...API_DOCUMENT, limit: 'capped', cap: 50 };
+		sandbox().dialect = { ...API_PAGE, limit: 'capped', cap: 50 };
 		oneByOne(200, SECOND);
 
 		const result = await getAll({ returnAll: false, limit: 80 });
@@ -248,7 +248,7 @@ describe('exactly once, found in review: Get Many', () => {
  * gives up to that many, as the API page says.
  */
 function bareWithDefaultPage(size: number): void {
-	sandbox().dialect = { ...API_DOCUMENT };
+	sandbox().dialect = { ...API_PAGE };
 	sandbox().faultPlan = (request) => {
 		if (request.method !== 'GET' || request.path !== '/api/registrations' || request.query.limit !== undefined)
 			return undefined;

@@ -4,7 +4,7 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { useSandbox } from '../../harness/sandbox';
 import { runNode } from '../../harness/workflowRunner';
-import { backoffMs, retryAfterMs } from '../../nodes/ProductRegistration/transport/judge';
+import { backoffMs, retryAfterMs } from '../../nodes/shared/transport/attemptOutcome';
 
 const { sandbox, credentials } = useSandbox();
 

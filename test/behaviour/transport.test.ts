@@ -5,8 +5,8 @@ import type { INode } from 'n8n-workflow';
 
 import { useSandbox } from '../../harness/sandbox';
 import { runNode } from '../../harness/workflowRunner';
-import { describeErrorBody } from '../../nodes/ProductRegistration/transport/answerText';
-import { serviceRoot, serviceUrl } from '../../nodes/ProductRegistration/transport/session';
+import { describeErrorBody } from '../../nodes/shared/transport/quotedAnswer';
+import { serviceRoot, serviceUrl } from '../../nodes/shared/transport/session';
 
 const { sandbox, credentials } = useSandbox();
 

@@ -6,7 +6,7 @@ import {
 	customerEmailOf,
 	readCreatedAt,
 	registrationIdOf,
-} from '../../nodes/ProductRegistration/helpers/listedRegistration';
+} from '../../nodes/shared/registrations';
 
 /**
  * Every key of a listed registration that decides what the node does — its id, its e-mail, when it was made — is read

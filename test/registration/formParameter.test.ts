@@ -3,7 +3,7 @@ import type { NodeParameterValueType } from 'n8n-workflow';
 import { searchList } from '../../harness/editorCalls';
 import { useSandbox } from '../../harness/sandbox';
 import { runNode } from '../../harness/workflowRunner';
-import { NO_FORM_LIST } from '../../nodes/ProductRegistration/methods/listSearch';
+import { NO_FORM_LIST } from '../../nodes/shared/listSearch';
 import { seedSampleData } from '../../sandbox/sampleData';
 
 const { sandbox, credentials } = useSandbox();

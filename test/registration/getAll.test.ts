@@ -1,6 +1,6 @@
 import { useSandbox } from '../../harness/sandbox';
 import { runNode } from '../../harness/workflowRunner';
-import { API_DOCUMENT } from '../../sandbox/lists';
+import { API_PAGE } from '../../sandbox/lists';
 
 const { sandbox, credentials } = useSandbox();
 
@@ -327,9 +327,9 @@ describe('registration: Get Many in the dialects the API page leaves open', () =
 	});
 });
 
-describe('registration: Get Many, the API document reading (a bare array)', () => {
+describe("registration: Get Many, the API page's reading (a bare array)", () => {
 	beforeEach(() => {
-		sandbox().dialect = { ...API_DOCUMENT };
+		sandbox().dialect = { ...API_PAGE };
 	});
 
 	test('one request when the list is shorter than any page', async () => {

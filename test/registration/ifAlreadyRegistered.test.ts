@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { useSandbox } from '../../harness/sandbox';
 import { runNode } from '../../harness/workflowRunner';
-import { API_DOCUMENT, REAL_SERVICE } from '../../sandbox/lists';
+import { API_PAGE, REAL_SERVICE } from '../../sandbox/lists';
 import { createIfExists, items, outcomes, sheet } from './createInput';
 
 /**
@@ -398,8 +398,8 @@ describe('If Already Registered in the dialects the API page leaves open', () =>
 	};
 
 	test.each([
-		['the API page reading: a bare array that limit cuts, no pages, no total', API_DOCUMENT],
-		['a bare array that limit cuts to 50 whatever is asked', { ...API_DOCUMENT, limit: 'capped', cap: 50 }],
+		['the API page reading: a bare array that limit cuts, no pages, no total', API_PAGE],
+		['a bare array that limit cuts to 50 whatever is asked', { ...API_PAGE, limit: 'capped', cap: 50 }],
 		['{ data } without a total', { ...REAL_SERVICE, shape: 'dataOnly' }],
 		['{ data } without a total, at most 50 a page', { ...REAL_SERVICE, shape: 'dataOnly', cap: 50 }],
 		['{ data, meta: { total } }, the oldest first', { ...REAL_SERVICE, shape: 'dataMetaTotal', order: 'oldestFirst' }],

@@ -2,7 +2,7 @@ import { searchList } from '../../harness/editorCalls';
 import { useSandbox } from '../../harness/sandbox';
 import { runNode } from '../../harness/workflowRunner';
 import type { ListDialect } from '../../sandbox/lists';
-import { API_DOCUMENT, REAL_SERVICE } from '../../sandbox/lists';
+import { API_PAGE, REAL_SERVICE } from '../../sandbox/lists';
 import { seedSampleData } from '../../sandbox/sampleData';
 
 const { sandbox, credentials } = useSandbox();
@@ -155,8 +155,8 @@ describe('Registration "From List", scrolled to its end, in each dialect the API
 		['the oldest first, pages of at most 50', { ...REAL_SERVICE, cap: 50, order: 'oldestFirst' }, all],
 		['in no order, numeric ids under regId', { ...REAL_SERVICE, order: 'none', idKey: 'regId', numericIds: true }, all],
 		// No pages: one answer is what the list shows.
-		['a bare array cut by limit (the API page)', { ...API_DOCUMENT }, 100],
-		['a bare array cut to 50', { ...API_DOCUMENT, limit: 'capped', cap: 50 }, 50],
+		['a bare array cut by limit (the API page)', { ...API_PAGE }, 100],
+		['a bare array cut to 50', { ...API_PAGE, limit: 'capped', cap: 50 }, 50],
 		// `page` ignored: every answer is the list's start again, so the first answer is all the list can show.
 		['page ignored, with a total', { ...REAL_SERVICE, pages: 'ignored' }, 100],
 		['page ignored, { data } without a total', { ...REAL_SERVICE, pages: 'ignored', shape: 'dataOnly' }, 100],

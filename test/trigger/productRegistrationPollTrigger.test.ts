@@ -1,7 +1,7 @@
 import { PollingTrigger } from '../../harness/pollingTrigger';
 import { useSandbox } from '../../harness/sandbox';
 import { LISTED_LATE_WITHIN_MS, MAX_REMEMBERED } from '../../nodes/ProductRegistrationPollTrigger/newRegistrations';
-import { API_DOCUMENT } from '../../sandbox/lists';
+import { API_PAGE } from '../../sandbox/lists';
 
 /**
  * The poll trigger as n8n runs an active workflow's poller (n8n-core's PollContext, static data saved after the
@@ -282,7 +282,7 @@ describe('Product Registration Poll Trigger', () => {
 
 describe('Product Registration Poll Trigger, in the dialects the API page leaves open', () => {
 	test('the API page reading (a bare array, no pages): the whole list in two requests a poll (with a limit and without: a default page is not taken for the list), only what is new comes', async () => {
-		sandbox().dialect = { ...API_DOCUMENT };
+		sandbox().dialect = { ...API_PAGE };
 		register(30, { agoMs: HOUR });
 		const poller = trigger();
 		await poller.activate();
@@ -297,7 +297,7 @@ describe('Product Registration Poll Trigger, in the dialects the API page leaves
 	});
 
 	test('regression: a bare array whose registrations carry no createdAt never brings the same ones out again', async () => {
-		sandbox().dialect = { ...API_DOCUMENT, createdAt: 'absent' };
+		sandbox().dialect = { ...API_PAGE, createdAt: 'absent' };
 		register(150);
 		const poller = trigger();
 		await poller.activate();
@@ -359,7 +359,7 @@ describe('Product Registration Poll Trigger, in the dialects the API page leaves
 	});
 
 	test(`a list without createdAt longer than ${MAX_REMEMBERED.toLocaleString('en-US')} is refused, not followed by guessing`, async () => {
-		sandbox().dialect = { ...API_DOCUMENT, createdAt: 'absent' };
+		sandbox().dialect = { ...API_PAGE, createdAt: 'absent' };
 		register(MAX_REMEMBERED + 1);
 
 		await expect(trigger().activate()).rejects.toThrow(

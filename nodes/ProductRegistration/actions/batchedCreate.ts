@@ -5,7 +5,7 @@ import type { FieldNames, MatchedFields } from '../helpers/fieldMatching';
 import { describeNames, fieldMatcher } from '../helpers/fieldMatching';
 import type { ItemInput } from '../input/itemInput';
 import { requestFor } from '../input/runOptions';
-import { serviceRequest } from '../transport/serviceRequest';
+import { serviceRequest } from '../../shared/transport/serviceRequest';
 import type { BatchSender } from './operation';
 import { shownWhen } from './shownWhen';
 

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_REQUEST_POLICY, MAX_RETRIES } from '../transport/serviceRequest';
+import { DEFAULT_REQUEST_POLICY, MAX_RETRIES } from '../../shared/transport/serviceRequest';
 import {
 	DEFAULT_BATCH_CONCURRENCY,
 	DEFAULT_BATCH_SIZE,

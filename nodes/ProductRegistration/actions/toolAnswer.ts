@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { runsAsTool } from '../input/asTool';
-import { compactRegistration } from '../helpers/listedRegistration';
+import { compactRegistration } from '../../shared/registrations';
 import { runParameters } from '../input/runParameters';
 import type { Answers } from './operation';
 import { RecordList } from './operation';

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { listFromBody } from './values';
+import { listFromBody } from '../../shared/transport/answerShapes';
 
 /** Splits a list into consecutive batches of at most `size` entries. */
 export function batchesOf<T>(list: T[], size: number): T[][] {

@@ -1,6 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
+import { isEmail } from '../../shared/registrations';
+
 /**
  * A value a user mapped that cannot be sent as it is. The message says what is wrong with the value only; the
  * operation adds which field of which item it came from.
@@ -11,11 +13,6 @@ export class InvalidValueError extends Error {}
 export function quote(value: unknown): string {
 	const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 	return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
-}
-
-/** Deliberately loose: catches the usual spreadsheet mistakes (blank, missing @, spaces) without rejecting real addresses. */
-export function isEmail(value: string): boolean {
-	return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
 }
 
 /** Text from a mapped value: strings are trimmed, numbers and booleans written out; `undefined` when blank. */
@@ -146,23 +143,6 @@ function parseJsonParameter(value: unknown): unknown {
 	return parsed;
 }
 
-/**
- * The list in a service's list answer, whose shape is not specified beyond "the records matching the query": a bare
- * array, or an object holding the array under the resource's name, `data` or `items`. `undefined` when it holds none.
- */
-export function listIn(body: unknown, resourceKey: string): unknown[] | undefined {
-	if (Array.isArray(body)) return body;
-	if (body === null || typeof body !== 'object') return undefined;
-	const wrapper = body as IDataObject;
-	return [resourceKey, 'data', 'items'].map((key) => wrapper[key]).find(Array.isArray);
-}
-
-/** The records of a list answer as output items' JSON; an answer holding no list is taken as one record. */
-export function listFromBody(body: unknown, resourceKey: string): IDataObject[] {
-	if (body === undefined || body === null || body === '') return [];
-	return (listIn(body, resourceKey) ?? [body]).map(asObject);
-}
-
 /** A resource locator's saved value: `{ __rl: true, mode, value }`. */
 export function isResourceLocator(value: unknown): value is { __rl: true; mode: string; value: unknown } {
 	return value !== null && typeof value === 'object' && (value as { __rl?: unknown }).__rl === true;
@@ -174,11 +154,4 @@ export function isResourceLocator(value: unknown): value is { __rl: true; mode: 
  */
 export function locatorValue(value: unknown): unknown {
 	return isResourceLocator(value) ? value.value : value;
-}
-
-/** The service's answer as an output item's JSON: objects as they are, anything else under `value`. */
-export function asObject(value: unknown): IDataObject {
-	return value !== null && typeof value === 'object' && !Array.isArray(value)
-		? (value as IDataObject)
-		: { value: value as IDataObject[keyof IDataObject] };
 }

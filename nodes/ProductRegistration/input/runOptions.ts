@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { wholeNumber } from '../helpers/values';
-import type { RequestFor } from '../transport/serviceRequest';
-import { DEFAULT_REQUEST_POLICY, MAX_RETRIES } from '../transport/serviceRequest';
+import type { RequestFor } from '../../shared/transport/serviceRequest';
+import { DEFAULT_REQUEST_POLICY, MAX_RETRIES } from '../../shared/transport/serviceRequest';
 import { ItemInput } from './itemInput';
 import { runParameters } from './runParameters';
 

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, IGetNodeParameterOptions } from 'n8n-workflow';
 
-import { executionScoped } from '../helpers/executionScope';
+import { executionScoped } from '../../shared/executionScope';
 import { isResourceLocator } from '../helpers/values';
 
 function holdsExpression(value: unknown): boolean {

@@ -4,9 +4,9 @@ import { NodeApiError } from 'n8n-workflow';
 import type { ItemInput } from '../../input/itemInput';
 import { InvalidValueError, optionalText, quote } from '../../helpers/values';
 import { requestFor } from '../../input/runOptions';
-import { serviceRequest } from '../../transport/serviceRequest';
-import type { BinaryStream } from '../../transport/storageUpload';
-import { putToStorage } from '../../transport/storageUpload';
+import { serviceRequest } from '../../../shared/transport/serviceRequest';
+import type { BinaryStream } from '../../../shared/transport/storageUpload';
+import { putToStorage } from '../../../shared/transport/storageUpload';
 
 export interface UploadedFile {
 	url: string;

@@ -20,7 +20,7 @@ import { batchConcurrencyOption, batchSizeOption, optionsCollection } from '../o
 import { displayFor } from '../shownWhen';
 import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import { CUSTOMER_ALIASES, CUSTOMER_LABELS, customerProperty, readCustomer } from './customerFields';
-import { formProperty } from './formField';
+import { formProperty } from '../../../shared/formField';
 import {
 	decideIfAlreadyRegistered,
 	ifExistsOption,

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { ItemInput } from '../../input/itemInput';
 import { requestFor } from '../../input/runOptions';
-import { serviceRequest } from '../../transport/serviceRequest';
+import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
 import { filledByModelAsTool, toolDescriptionProperty } from '../toolFields';

@@ -3,12 +3,13 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { ItemInput } from '../../input/itemInput';
 import { booleanValue, locatorValue, optionalEmail, optionalText, wholeNumber } from '../../helpers/values';
 import { requestFor } from '../../input/runOptions';
-import { readList } from '../../transport/pagedList';
+import { registrationsList } from '../../../shared/registrations';
+import { readList } from '../../../shared/transport/pagedList';
 import { RecordList } from '../operation';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
 import { filledByModelAsTool, MOST_LISTED_FOR_MODEL, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
-import { formProperty } from './formField';
+import { formProperty } from '../../../shared/formField';
 
 const properties: INodeProperties[] = [
 	{
@@ -101,7 +102,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	// For a model, one record more than it is shown says whether there are more where the service gives no total.
 	const list = await readList.call(
 		this,
-		{ path: 'registrations', qs, resourceKey: 'registrations', what: 'registrations' },
+		registrationsList(qs),
 		requestFor(this, itemIndex),
 		limit === undefined || !input.asTool ? limit : limit + 1,
 	);

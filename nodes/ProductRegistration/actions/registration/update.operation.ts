@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { ItemInput } from '../../input/itemInput';
-import { asObject } from '../../helpers/values';
+import { asObject } from '../../../shared/transport/answerShapes';
 import { requestFor } from '../../input/runOptions';
-import { serviceRequest } from '../../transport/serviceRequest';
+import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { alphabetical, concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
 import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';

@@ -1,16 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { ItemInput } from '../../input/itemInput';
-import {
-	asObject,
-	booleanValue,
-	optionalJsonArray,
-	optionalText,
-	optionalTextList,
-	requiredText,
-} from '../../helpers/values';
+import { booleanValue, optionalJsonArray, optionalText, optionalTextList, requiredText } from '../../helpers/values';
+import { asObject } from '../../../shared/transport/answerShapes';
 import { requestFor } from '../../input/runOptions';
-import { serviceRequest } from '../../transport/serviceRequest';
+import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { prepareUpload, upload } from '../file/fileUpload';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';

@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { ItemInput } from '../../input/itemInput';
-import { asObject, pathSegmentText } from '../../helpers/values';
+import { asObject } from '../../../shared/transport/answerShapes';
+import { pathSegmentText } from '../../helpers/values';
 import { requestFor } from '../../input/runOptions';
-import { serviceRequest } from '../../transport/serviceRequest';
+import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
 import { filledByModelAsTool, toolDescriptionProperty } from '../toolFields';

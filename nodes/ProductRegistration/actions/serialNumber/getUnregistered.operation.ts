@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { executionScoped } from '../../helpers/executionScope';
-import { asObject } from '../../helpers/values';
+import { executionScoped } from '../../../shared/executionScope';
+import { asObject } from '../../../shared/transport/answerShapes';
 import { requestFor } from '../../input/runOptions';
-import { serviceRequest } from '../../transport/serviceRequest';
+import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
 import { toolDescriptionProperty } from '../toolFields';

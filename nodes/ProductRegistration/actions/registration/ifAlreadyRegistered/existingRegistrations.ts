@@ -2,10 +2,14 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { runConcurrently } from '../../../helpers/concurrency';
-import type { ListedRegistration } from '../../../helpers/listedRegistration';
-import { customerEmailOf, readListedRegistration, sameRegistration } from '../../../helpers/listedRegistration';
-import type { ListRequest } from '../../../transport/pagedList';
-import { PagedList, readList } from '../../../transport/pagedList';
+import type { ListedRegistration } from '../../../../shared/registrations';
+import {
+	customerEmailOf,
+	readListedRegistration,
+	registrationsList,
+	sameRegistration,
+} from '../../../../shared/registrations';
+import { PagedList, readList } from '../../../../shared/transport/pagedList';
 import type { PendingEntry } from '../../operation';
 import { DEFAULT_CONCURRENCY, requestFor } from '../../../input/runOptions';
 
@@ -72,10 +76,6 @@ function groupedBy<K, V>(values: V[], keyOf: (value: V) => K): Map<K, V[]> {
 		else group.push(value);
 	}
 	return groups;
-}
-
-function registrationsList(qs: IDataObject, what: string): ListRequest {
-	return { path: 'registrations', qs, resourceKey: 'registrations', what };
 }
 
 function unreadable(context: IExecuteFunctions, what: string, why: string, itemIndex: number): NodeApiError {

@@ -2,10 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeApiError } from 'n8n-workflow';
 
 import { runConcurrently } from '../../../helpers/concurrency';
-import { sameRegistration } from '../../../helpers/listedRegistration';
+import { sameRegistration } from '../../../../shared/registrations';
 import type { IfAlreadyRegistered } from '../../../input/runOptions';
 import { CREATE_ANYWAY, DEFAULT_CONCURRENCY, requestFor, SKIP, UPDATE } from '../../../input/runOptions';
-import { serviceRequest } from '../../../transport/serviceRequest';
+import { serviceRequest } from '../../../../shared/transport/serviceRequest';
 import type { EntryOutcome, PendingEntry } from '../../operation';
 import { CORE_KEYS, registrationTarget } from '../registrationFields';
 import { hasFiles, withFilesSent } from '../registrationFiles';
@@ -68,7 +68,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 /** Whether the listed registration already holds every value the update would send (unknown ones count as changed). */
 function holdsAlready(update: IDataObject, record: IDataObject): boolean {
 	const { fields, ...core } = update;
-	// The real service lists extra fields under `fieldData`; the API document shows no list shape.
+	// The real service lists extra fields under `fieldData`; the API page shows no list shape.
 	const listedFields = (record.fieldData ?? record.fields ?? {}) as IDataObject;
 	return (
 		Object.entries(core).every(([key, value]) => sameValue(value, record[key])) &&

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { requestFor } from '../../../input/runOptions';
-import { UnknownOutcome } from '../../../transport/serviceRequest';
+import { UnknownOutcome } from '../../../../shared/transport/serviceRequest';
 import type { BatchSender } from '../../operation';
 import type { Registrations } from './existingRegistrations';
 import { customerKey, findSame, registrationsOf } from './existingRegistrations';

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, IHttpRequestOptions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { describeStorageError } from './answerText';
+import { describeStorageError } from './quotedAnswer';
 import { connectionErrorCode, connectionProblem } from './connectionErrors';
 import { cancelSignal } from './session';
 

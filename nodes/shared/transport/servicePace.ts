@@ -1,8 +1,8 @@
 import { sleep } from 'n8n-workflow';
 
-import { executionScoped } from '../helpers/executionScope';
-import type { RefusalReason } from './judge';
-import { BACKOFF_CAP_MS } from './judge';
+import { executionScoped } from '../executionScope';
+import type { RefusalReason } from './attemptOutcome';
+import { BACKOFF_CAP_MS } from './attemptOutcome';
 
 /**
  * The pace the service allows, learned by one run and shared by every request it sends (pages, lookups, creates,

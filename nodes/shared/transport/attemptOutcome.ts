@@ -1,6 +1,6 @@
 import type { IHttpRequestMethods, IN8nHttpFullResponse, NodeApiError } from 'n8n-workflow';
 
-import { bounded, describeErrorBody } from './answerText';
+import { bounded, describeErrorBody } from './quotedAnswer';
 import { connectionErrorCode, connectionProblem } from './connectionErrors';
 
 /**
@@ -15,8 +15,8 @@ export const BACKOFF_CAP_MS = 30_000;
 const TOKEN_HELP =
 	'Generate a new token in the shop admin under Apps > the product-registration app > Settings > General > API Access Token, then update the "Product Registration API" credential.';
 
-/** What the judge needs to know of a request. */
-export interface JudgedRequest {
+/** What the outcome of an attempt depends on, of its request. */
+export interface AttemptedRequest {
 	method: IHttpRequestMethods;
 	/** The record the path names, e.g. `registration "R1"`, so that a 404 says which one is missing. */
 	record?: string;
@@ -85,7 +85,7 @@ export function backoffMs(retryDelayMs: number, retry: number, random = Math.ran
  * A request that got no answer: refused or unresolved means nothing reached the service; a deadline that passed or a
  * broken connection may have let it act.
  */
-export function judgeNoAnswer(error: unknown, timedOut: boolean, origin: string, timeoutMs: number): FailedAttempt {
+export function outcomeOfNoAnswer(error: unknown, timedOut: boolean, origin: string, timeoutMs: number): FailedAttempt {
 	const code = connectionErrorCode(error);
 	const slow = timedOut || code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'UND_ERR_HEADERS_TIMEOUT';
 	return {
@@ -103,9 +103,9 @@ export function judgeNoAnswer(error: unknown, timedOut: boolean, origin: string,
  * Sorts an answer into a result, a failed attempt that may pass (and so may be retried), or a definite error
  * (thrown). `earlierAttemptMayHaveActed` says whether an earlier attempt of this request may have reached the service.
  */
-export function judgeAnswer(
+export function outcomeOfAnswer(
 	response: IN8nHttpFullResponse,
-	request: JudgedRequest,
+	request: AttemptedRequest,
 	earlierAttemptMayHaveActed: boolean,
 	token: string,
 	fail: FailFunction,

@@ -1,9 +1,9 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import { withoutToken } from './answerText';
-import type { FailedAttempt, FailFunction } from './judge';
-import { backoffMs, isFailedAttempt, judgeAnswer, judgeNoAnswer } from './judge';
+import { withoutToken } from './quotedAnswer';
+import type { FailedAttempt, FailFunction } from './attemptOutcome';
+import { backoffMs, isFailedAttempt, outcomeOfAnswer, outcomeOfNoAnswer } from './attemptOutcome';
 import type { AttemptResult } from './send';
 import { sendAttempt } from './send';
 import type { ServicePace, Ticket } from './servicePace';
@@ -14,7 +14,7 @@ import { cancelSignal, serviceSession, serviceUrl } from './session';
 /**
  * The only way the node talks to the service. One request, start to end: the run's session (credential read once),
  * the URL, then attempts — each waiting for the run's pace (servicePace.ts), sent with its own deadline (send.ts), its
- * answer judged (judge.ts) and told to the pace — sent again only after a failure that may pass, and a create never
+ * answer read for its outcome (attemptOutcome.ts) and told to the pace — sent again only after a failure that may pass, and a create never
  * once the service may have acted on it; a request the service keeps refusing gives up at its bound, counted from its
  * first attempt; Stop cuts waits short. Every failure becomes an n8n error for the item, with the service's own
  * message and HTTP status, never the token.
@@ -125,8 +125,8 @@ export async function serviceRequest(
 		try {
 			outcome =
 				'response' in sent
-					? judgeAnswer(sent.response, request, anAttemptMayHaveActed, session.token, fail)
-					: judgeNoAnswer(sent.error, sent.timedOut, origin, policy.timeoutMs);
+					? outcomeOfAnswer(sent.response, request, anAttemptMayHaveActed, session.token, fail)
+					: outcomeOfNoAnswer(sent.error, sent.timedOut, origin, policy.timeoutMs);
 		} finally {
 			tellPace(pace, ticket, 'response' in sent, outcome);
 		}

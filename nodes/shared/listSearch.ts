@@ -1,10 +1,9 @@
-import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
-import { readListedRegistration } from '../helpers/listedRegistration';
-import { isEmail } from '../helpers/values';
-import type { ListPosition } from '../transport/pagedList';
-import { readList, readListPage } from '../transport/pagedList';
-import { WITHOUT_ITEM } from '../transport/serviceRequest';
+import { isEmail, readListedRegistration, registrationsList } from './registrations';
+import type { ListPosition } from './transport/pagedList';
+import { readList, readListPage } from './transport/pagedList';
+import { WITHOUT_ITEM } from './transport/serviceRequest';
 
 /** Pages read for one answer while what was typed narrows them to nothing, before the editor is answered anyway. */
 const PAGES_PER_SEARCH = 10;
@@ -27,12 +26,7 @@ export async function searchRegistrations(
 ): Promise<INodeListSearchResult> {
 	const typed = (filter ?? '').trim();
 	const byEmail = isEmail(typed);
-	const list = {
-		path: 'registrations',
-		qs: byEmail ? { email: typed } : {},
-		resourceKey: 'registrations',
-		what: 'registrations',
-	};
+	const list = registrationsList(byEmail ? { email: typed } : {});
 	const results: INodeListSearchItems[] = [];
 	let position = positionIn(paginationToken);
 	for (let read = 0; ; read++) {
@@ -74,9 +68,15 @@ function positionIn(token: string | undefined): ListPosition | undefined {
 		: undefined;
 }
 
-/** What From List of a Form shows when the service has no list of forms (the API document shows none). */
+/** What From List of a Form shows when the service has no list of forms (the API page shows none). */
 export const NO_FORM_LIST =
 	'This service does not list its forms: choose By Slug and type the slug (Form > View on the frontend in the admin)';
+
+/** A form's slug, what identifies it. */
+function slugOf(form: IDataObject): string | undefined {
+	const slug = typeof form.slug === 'string' || typeof form.slug === 'number' ? String(form.slug).trim() : '';
+	return slug === '' ? undefined : slug;
+}
 
 /**
  * "From List" of a Form: the forms the service lists (GET /api/forms), narrowed by what was typed in their name or
@@ -85,15 +85,15 @@ export const NO_FORM_LIST =
 export async function searchForms(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const forms = await readList.call(
 		this,
-		{ path: 'forms', resourceKey: 'forms', what: 'forms', mayBeAbsent: true },
+		{ path: 'forms', resourceKey: 'forms', what: 'forms', mayBeAbsent: true, identify: slugOf },
 		WITHOUT_ITEM,
 	);
 	if (forms.absent) return { results: [{ name: NO_FORM_LIST, value: '' }] };
 	const typed = (filter ?? '').trim();
 	const results: INodeListSearchItems[] = [];
 	for (const form of forms.records) {
-		const slug = typeof form.slug === 'string' || typeof form.slug === 'number' ? String(form.slug).trim() : '';
-		if (slug === '') continue;
+		const slug = slugOf(form);
+		if (slug === undefined) continue;
 		const name = typeof form.name === 'string' && form.name.trim() !== '' ? form.name.trim() : slug;
 		if (!holds([name, slug], typed)) continue;
 		results.push({ name: name === slug ? slug : `${name} (${slug})`, value: slug });

@@ -1,9 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { executionScoped } from '../helpers/executionScope';
-import { registrationIdOf } from '../helpers/listedRegistration';
-import { asObject, listIn } from '../helpers/values';
+import { executionScoped } from '../executionScope';
+import { asObject, listIn } from './answerShapes';
 import type { RequestFor } from './serviceRequest';
 import { serviceRequest, WITHOUT_ITEM } from './serviceRequest';
 import type { ServiceContext } from './session';
@@ -56,14 +55,14 @@ export interface ListRequest {
 	path: string;
 	/** The filters; `page` and `limit` are added. */
 	qs?: IDataObject;
-	/** The key a wrapped answer may hold its records under besides `data` and `items`, e.g. `registrations`. */
+	/** The key an answer that is an object may hold its records under besides `data` and `items`, e.g. `registrations`. */
 	resourceKey: string;
 	/** What is listed, in words, for messages: "registrations for ann@example.com". */
 	what: string;
 	/** The list is not on every service (GET /api/forms): a 404 reads as `absent` instead of failing. */
 	mayBeAbsent?: boolean;
-	/** What identifies a record; a registration's id unless given. A record without one is identified by all of it. */
-	identify?: (record: IDataObject) => string | undefined;
+	/** What identifies a record (a registration's id: registrations.ts); a record without one is identified by all of it. */
+	identify: (record: IDataObject) => string | undefined;
 }
 
 /** A list as read from the service. */
@@ -135,8 +134,8 @@ export function overlappingWindow(end: number, size: number): Window {
 interface Page {
 	records: IDataObject[];
 	total?: number;
-	/** Whether the answer was wrapped (`{ data, ... }`) rather than a bare array. */
-	wrapped: boolean;
+	/** Whether the answer was a bare array, rather than an object holding the list (`{ data, ... }`). */
+	bare: boolean;
 }
 
 function wholeNumberIn(value: unknown): number | undefined {
@@ -146,13 +145,13 @@ function wholeNumberIn(value: unknown): number | undefined {
 
 /** A list answer's records and total; `undefined` for an answer that holds no list. */
 export function pageOf(body: unknown, resourceKey: string): Page | undefined {
-	if (body === undefined || body === null || body === '') return { records: [], wrapped: false };
+	if (body === undefined || body === null || body === '') return { records: [], bare: true };
 	const records = listIn(body, resourceKey)?.map(asObject);
 	if (records === undefined) return undefined;
-	if (Array.isArray(body)) return { records, wrapped: false };
+	if (Array.isArray(body)) return { records, bare: true };
 	const wrapper = body as IDataObject;
 	const meta = wrapper.meta as IDataObject | undefined;
-	return { records, total: wholeNumberIn(wrapper.total) ?? wholeNumberIn(meta?.total), wrapped: true };
+	return { records, total: wholeNumberIn(wrapper.total) ?? wholeNumberIn(meta?.total), bare: false };
 }
 
 /** One answer to a list request as the service gave it; `page` is undefined when the answer holds no list. */
@@ -195,8 +194,8 @@ export async function readListPage(
 ): Promise<{ records: IDataObject[]; next?: ListPosition }> {
 	const { offset, pageSize, listStart } = position;
 	const { page } = await ask(this, list, WITHOUT_ITEM, { page: Math.floor(offset / pageSize) + 1, limit: pageSize });
-	if (page === undefined || !page.wrapped || page.records.length === 0) return { records: page?.records ?? [] };
-	const ids = page.records.map(list.identify ?? registrationIdOf);
+	if (page === undefined || page.bare || page.records.length === 0) return { records: page?.records ?? [] };
+	const ids = page.records.map(list.identify);
 	if (offset > 0 && listStart !== undefined && ids.includes(listStart)) return { records: [] };
 	const given = page.records.length;
 	const reached = offset + given;
@@ -340,8 +339,7 @@ export class PagedList implements ListRead {
 	}
 
 	private identity(record: IDataObject): string {
-		const identify = this.list.identify ?? registrationIdOf;
-		const id = identify(record);
+		const id = this.list.identify(record);
 		return id !== undefined ? `id:${id}` : `json:${JSON.stringify(record)}`;
 	}
 
@@ -387,7 +385,7 @@ export class PagedList implements ListRead {
 				? this.finish()
 				: this.stopShort('the service answered a page with no list');
 		}
-		if (!page.wrapped) {
+		if (page.bare) {
 			this.habits.bare = true;
 			// A bare answer ignores `page`: whatever was asked, it is the list's start.
 			return await this.readBare({ records: page.records, limit: window.limit });
@@ -507,7 +505,7 @@ export class PagedList implements ListRead {
 		return overlappingWindow(this.end, this.windowSize);
 	}
 
-	/** Takes a wrapped window: continues the read, or asks again further back or on when it does not. */
+	/** Takes a window of a list in an object: continues the read, or asks again further back or on when it does not. */
 	private take(page: Page, asked: Window): boolean {
 		const { records } = page;
 		this.lastAnswerEmpty = records.length === 0;

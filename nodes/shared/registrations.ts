@@ -1,10 +1,19 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import type { ListRequest } from './transport/pagedList';
+
 /**
- * What the node reads of a registration the service lists. The list answer's item shape is not documented: the
- * fields are read under the names the API takes on creation, and whatever is missing stays undefined. Each key that
- * decides what the node does — the id, the e-mail, `createdAt` — is read by one function here, and nowhere else.
+ * The registrations list, as both nodes read it: the one request for it, and what is read of a registration it
+ * lists. The list answer's item shape is not documented: the fields are read under the names the API takes on
+ * creation, and whatever is missing stays undefined. Each key that decides what the nodes do — the id, the e-mail,
+ * `createdAt` — is read by one function here, and nowhere else.
  */
+
+/** GET /api/registrations with these filters (`email`, `formSlug`, ...); `what` names it in messages. */
+export function registrationsList(filters: IDataObject, what = 'registrations'): ListRequest {
+	return { path: 'registrations', qs: filters, resourceKey: 'registrations', what, identify: registrationIdOf };
+}
+
 export interface ListedRegistration {
 	id?: string;
 	productName?: string;
@@ -29,6 +38,23 @@ function texts(value: unknown): string[] | undefined {
 /** The registration's id, under whichever key the service lists it (`id`, `regId`, `registrationId`), as text. */
 export function registrationIdOf(record: IDataObject): string | undefined {
 	return text(record.id) ?? text(record.regId) ?? text(record.registrationId);
+}
+
+/**
+ * What tells a registration from the others: its id or — for a service that lists none — what it was made with
+ * (when, by whom, what), so that one seen twice is known as the same.
+ */
+export function registrationIdentity(record: IDataObject): string | undefined {
+	const id = registrationIdOf(record);
+	if (id !== undefined) return id;
+	const createdAt = createdAtOf(record);
+	if (createdAt === undefined) return undefined;
+	return JSON.stringify([createdAt, customerEmailOf(record)?.toLowerCase(), record.productName, record.serialNumbers]);
+}
+
+/** Deliberately loose: catches the usual spreadsheet mistakes (blank, missing @, spaces) without rejecting real addresses. */
+export function isEmail(value: string): boolean {
+	return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
 }
 
 /** The customer e-mail as listed (e-mail addresses are compared without case). */

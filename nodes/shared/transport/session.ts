@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, ILoadOptionsFunctions, INode, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { BASE_URL_SUFFIX } from '../../shared/serviceUrl';
-import { executionScoped } from '../helpers/executionScope';
+import { BASE_URL_SUFFIX } from '../serviceUrl';
+import { executionScoped } from '../executionScope';
 
 export const CREDENTIAL_TYPE = 'productRegistrationApi';
 
