@@ -10,11 +10,11 @@ import {
 
 /**
  * Every key of a listed registration that decides what the node does — its id, its e-mail, when it was made — is read
- * by one function, in one place (helpers/listedRegistration.ts), in each form the API page leaves open.
+ * by one function, in one place (nodes/shared/registrations.ts), in each form the API page leaves open.
  */
 
 const nodes = join(__dirname, '..', '..', 'nodes');
-const READERS = 'ProductRegistration/helpers/listedRegistration.ts';
+const READERS = 'shared/registrations.ts';
 
 function sources(folder: string): string[] {
 	return readdirSync(folder).flatMap((name) => {
