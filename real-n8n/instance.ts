@@ -297,10 +297,14 @@ export class RealN8n {
 	/** Creates the instance owner (a fresh n8n has none) and returns the session cookie of the editor's REST API. */
 	async ownerSession(): Promise<string> {
 		const owner = { email: 'owner@example.com', firstName: 'Shop', lastName: 'Owner', password: 'Passw0rd-for-tests' };
-		const setup = await fetch(`${this.baseUrl}/rest/owner/setup`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify(owner),
+		// n8n 2.x may answer its settings a moment before its other routes are there (404 until then).
+		const setup = await waitFor('the owner setup of n8n', async () => {
+			const answer = await fetch(`${this.baseUrl}/rest/owner/setup`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(owner),
+			});
+			return answer.status === 404 ? undefined : answer;
 		});
 		let cookie = setup.headers.get('set-cookie');
 		if (!setup.ok) {
