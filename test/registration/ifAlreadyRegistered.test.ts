@@ -372,6 +372,24 @@ describe('If Already Registered', () => {
 		expect(sandbox().requests.filter((request) => request.method !== 'GET')).toHaveLength(0);
 	});
 
+	test("an item whose own Retries, Retry Wait or Timeout cannot be read fails alone: the others' customers are still looked up and created", async () => {
+		const parameters = createIfExists('skip', { timeout: '={{ $json.Timeout }}' });
+		const rows = items(
+			{ Product: 'Kettle K1', Email: 'ann@example.com', Timeout: 'soon' },
+			{ Product: 'Kettle K1', Email: 'bo@example.com', Timeout: 5000 },
+			{ Product: 'Toaster T2', Email: 'cy@example.com', Timeout: 5000 },
+		);
+
+		const run = await runNode({ parameters, credentials: credentials(), items: rows, continueOnFail: true });
+
+		expect(outcomes(run.items)).toEqual([
+			'The Timeout option of item 0 must be a whole number from 1 to 3600000, not "soon"',
+			'created',
+			'created',
+		]);
+		expect(sandbox().state.registrations.size).toBe(2);
+	});
+
 	test('Create Anyway (the default) looks nothing up and adds no outcome', async () => {
 		const run = await runNode({ parameters: createIfExists('create'), credentials: credentials(), items: sheet(3) });
 

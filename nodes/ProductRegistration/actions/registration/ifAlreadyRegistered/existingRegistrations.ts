@@ -141,12 +141,13 @@ async function listForCustomers(
 ): Promise<Customer[]> {
 	if (customers.length < 2) return customers;
 	const what = formSlug === undefined ? 'registrations' : `registrations of the form ${formSlug}`;
-	const listing = new PagedList(
-		this,
-		registrationsList(formSlug === undefined ? {} : { formSlug }, what),
-		requestFor(this, customers[0].firstItemIndex),
-	);
+	let listing: PagedList;
 	try {
+		listing = new PagedList(
+			this,
+			registrationsList(formSlug === undefined ? {} : { formSlug }, what),
+			requestFor(this, customers[0].firstItemIndex),
+		);
 		await listing.readWindow();
 		if (listing.notAList) return customers;
 		const windowsLeft = listing.windowsLeft;
