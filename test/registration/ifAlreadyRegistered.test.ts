@@ -1,7 +1,7 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { useSandbox } from '../../harness/sandbox';
-import { runNode } from '../../harness/workflowRunner';
+import { PRODUCT_REGISTRATION_TOOL_TYPE, runNode, runWorkflow } from '../../harness/workflowRunner';
 import { API_PAGE, REAL_SERVICE } from '../../sandbox/lists';
 import { createIfExists, items, outcomes, sheet } from './createInput';
 
@@ -389,6 +389,48 @@ describe('If Already Registered', () => {
 		]);
 		expect(sandbox().state.registrations.size).toBe(2);
 	});
+
+	test.each(['compact', 'whole'])(
+		'as a tool (answer %s), under Continue On Fail, a row repeating a refused row says the refusal too',
+		async (toolAnswer) => {
+			sandbox().faultPlan = (request) =>
+				request.method === 'POST' ? { status: 422, body: { message: 'Form "retired" is closed' } } : undefined;
+			const run = await runWorkflow({
+				workflow: {
+					nodes: [
+						{
+							id: 'tool',
+							name: 'Register',
+							type: PRODUCT_REGISTRATION_TOOL_TYPE,
+							typeVersion: 1,
+							position: [0, 0],
+							parameters: {
+								resource: 'registration',
+								operation: 'create',
+								productName: 'Kettle K1',
+								customerEmail: 'ann@example.com',
+								toolAnswer,
+								options: { ifExists: 'skip', retryDelay: 1 },
+							},
+							credentials: { productRegistrationApi: { id: 'local-credential', name: 'Product Registration account' } },
+							onError: 'continueRegularOutput',
+						},
+					],
+					connections: {},
+				},
+				credentials: credentials(),
+				startNode: 'Register',
+				items: [{ json: { row: 1 } }, { json: { row: 2 } }],
+			});
+
+			const output = run.outputs.Register as INodeExecutionData[];
+			expect(output.map((item) => item.json.error)).toEqual([
+				expect.stringContaining('Form "retired" is closed'),
+				expect.stringContaining('Form "retired" is closed'),
+			]);
+			expect(posts()).toHaveLength(1);
+		},
+	);
 
 	test('Create Anyway (the default) looks nothing up and adds no outcome', async () => {
 		const run = await runNode({ parameters: createIfExists('create'), credentials: credentials(), items: sheet(3) });
