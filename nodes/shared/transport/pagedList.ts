@@ -10,7 +10,7 @@ import type { ServiceContext } from './session';
 /**
  * Every list the node reads from the service. The API page leaves a list's shape, paging and order open, and the real
  * service pages it (../shared/notes/real-service.md), so a list is read in windows, each an ordinary request (retries,
- * Timeout, Stop, the run's pace), and each record is given once, by its id:
+ * Timeout, Stop, the run's pace), and each record is given once, by what identifies it (a registration's id):
  *
  * - The first window starts at the list's start. **Every later window starts at a record already read**: the service
  *   counts pages as `(page - 1) × limit`, so the node picks `page` and `limit` to make each window overlap the last. A
