@@ -61,7 +61,7 @@ export interface ListRequest {
 	what: string;
 	/** The list is not on every service (GET /api/forms): a 404 reads as `absent` instead of failing. */
 	mayBeAbsent?: boolean;
-	/** What identifies a record (a registration's id: registrations.ts); a record without one is identified by all of it. */
+	/** What identifies a record (a registration's id: registrations.ts); one without it is identified by all of it. */
 	identify: (record: IDataObject) => string | undefined;
 }
 
