@@ -66,11 +66,12 @@ export async function upload(
 ): Promise<UploadedFile> {
 	const inline = binary.id ? undefined : Buffer.from(binary.data, 'base64');
 	const fileSize = inline?.length ?? (await this.helpers.getBinaryMetadata(binary.id!)).fileSize;
+	const forItem = requestFor(this, itemIndex);
 
 	const { body: answer } = await serviceRequest.call(
 		this,
 		{ method: 'GET', path: 'upload_file', qs: { fileName, fileType, fileSize } },
-		requestFor(this, itemIndex),
+		forItem,
 	);
 	const { signedRequest, url } = (answer ?? {}) as IDataObject;
 	if (typeof signedRequest !== 'string' || !/^https?:\/\//.test(signedRequest) || typeof url !== 'string') {
@@ -80,7 +81,7 @@ export async function upload(
 
 	// Opened only now that there is somewhere to send it, so no failure before the PUT leaves a file handle open.
 	const body: BinaryStream | Buffer = inline ?? (await this.helpers.getBinaryStream(binary.id!));
-	const idleTimeoutMs = requestFor(this, itemIndex).policy.timeoutMs;
+	const idleTimeoutMs = forItem.policy.timeoutMs;
 	await putToStorage.call(this, { signedRequest, fileName, fileType, fileSize, body, idleTimeoutMs }, itemIndex);
 	return { url, fileName, fileType, fileSize };
 }

@@ -113,10 +113,11 @@ export async function registrationsOf(
 	const spellings = [...new Set([email.trim(), email.trim().toLowerCase()])];
 	const existing: ExistingRegistration[] = [];
 	const records = new Set<string>();
+	const forItem = requestFor(this, itemIndex);
 	let incomplete: string | undefined;
 	for (const spelling of spellings) {
 		const qs: IDataObject = formSlug === undefined ? { email: spelling } : { email: spelling, formSlug };
-		const list = await readList.call(this, registrationsList(qs, what), requestFor(this, itemIndex));
+		const list = await readList.call(this, registrationsList(qs, what), forItem);
 		if (list.notAList) throw unreadable(this, what, 'the answer is not a list', itemIndex);
 		for (const found of existingIn(this, list.records, what, itemIndex)) {
 			const key = JSON.stringify(found.record);
