@@ -100,6 +100,12 @@ export class Sandbox {
 	/** Whether GET /api/forms exists: the real service has it, the API page does not list it (404). */
 	listsForms = true;
 
+	/**
+	 * How far the clock of the answers' `Date` header is ahead of the clock `createdAt` is written by (negative: behind).
+	 * The API page shows neither clock; a service whose web servers and database keep different time shows this.
+	 */
+	dateHeaderAheadMs = 0;
+
 	/** How the service refuses requests to its API, if it does (see refuse and refusals.ts). */
 	refusals: Refusals | undefined;
 
@@ -141,6 +147,7 @@ export class Sandbox {
 		this.peakInFlight = 0;
 		this.dialect = { ...REAL_SERVICE };
 		this.listsForms = true;
+		this.dateHeaderAheadMs = 0;
 		this.refusals = undefined;
 	}
 
@@ -184,8 +191,8 @@ export class Sandbox {
 	}
 
 	private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
-		// Every answer says when, by the service's clock (which tests may move on).
-		response.setHeader('date', this.state.now().toUTCString());
+		// Every answer says when, by its web server's clock (which tests may move on, or set apart from createdAt's).
+		response.setHeader('date', new Date(this.state.now().getTime() + this.dateHeaderAheadMs).toUTCString());
 		const rawBody = await readBody(request);
 		const parsedUrl = new URL(request.url ?? '/', 'http://sandbox');
 		const recorded: RecordedRequest = {
