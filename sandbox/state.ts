@@ -188,8 +188,9 @@ export class SandboxState {
 		}
 	}
 
+	/** A registration by its id as stored (`R000050`) or as a dialect with numeric ids lists it (`50`, lists.ts). */
 	private getRegistration(id: string): StoredRegistration {
-		const registration = this.registrations.get(id);
+		const registration = this.registrations.get(/^\d+$/.test(id) ? `R${id.padStart(6, '0')}` : id);
 		if (!registration) throw new ApiError(404, `Registration ${id} not found`);
 		return registration;
 	}
@@ -231,8 +232,7 @@ export class SandboxState {
 	}
 
 	deleteRegistration(id: string): { id: string; deleted: true } {
-		this.getRegistration(id);
-		this.registrations.delete(id);
+		this.registrations.delete(this.getRegistration(id).id);
 		return { id, deleted: true };
 	}
 

@@ -112,7 +112,7 @@ describe('exactly once, found in review: the Poll Trigger', () => {
 		const first = await pollTimes(poller, 1);
 		expect(first.errors).toEqual([]);
 		expect(new Set(first.emitted)).toEqual(new Set(burst));
-		expect(poller.savedState.order).toBe('none');
+		expect(poller.savedState.order).not.toBe('newestFirst');
 
 		sandbox().state.clockAheadMs += 10 * MINUTE;
 		expect(await pollTimes(poller, 1)).toEqual({ emitted: [], errors: [] });
@@ -125,17 +125,17 @@ describe('exactly once, found in review: the Poll Trigger', () => {
 		expect([...after.emitted].sort()).toEqual(later);
 	});
 
-	test('an activation cut short by the poll budget (n8n 2.x): registrations made while its chain of polls goes on come out, each once', async () => {
-		sandbox().dialect = { ...REAL_SERVICE, order: 'none' };
+	test('an activation cut short by the poll budget (n8n 2.x), the newest first: registrations made while its chain of polls goes on come out, each once', async () => {
+		// 500 made within the last minute: the activation reads back past all of them, over several polls.
 		for (let index = 0; index < 500; index++) {
 			made += 1;
 			sandbox().state.createRegistrations(
 				[{ productName: 'Blender B1', customerEmail: `earlier${made}@example.com` }],
-				new Date(sandbox().state.now().getTime() - 10 * 60 * MINUTE + index * 60 * SECOND).toISOString(),
+				new Date(sandbox().state.now().getTime() - 60 * SECOND + index * 100).toISOString(),
 			);
 		}
 		const poller = trigger();
-		poller.budgetMs = 40;
+		poller.budgetMs = 100;
 		sandbox().latencyMs = 15;
 		await poller.activate();
 		expect(poller.savedState.goOnAt).toBeDefined();
@@ -149,6 +149,40 @@ describe('exactly once, found in review: the Poll Trigger', () => {
 
 		expect([...chain.errors, ...rest.errors]).toEqual([]);
 		expect([...chain.emitted, ...rest.emitted].sort()).toEqual(afterActivation);
+	});
+
+	test('an activation cut short by the poll budget (n8n 2.x), a list in no order: nothing from before it, nothing twice, and what is made once its chain is done comes out', async () => {
+		// What such a chain reads was there before, for all it can tell: without a clock that the service's Date and
+		// createdAt are known to share, nothing tells a registration made while it reads from one made just before.
+		sandbox().dialect = { ...REAL_SERVICE, order: 'none' };
+		const before = new Set<string>();
+		for (let index = 0; index < 500; index++) {
+			made += 1;
+			const { registrations } = sandbox().state.createRegistrations(
+				[{ productName: 'Blender B1', customerEmail: `earlier${made}@example.com` }],
+				new Date(sandbox().state.now().getTime() - 10 * 60 * MINUTE + index * 60 * SECOND).toISOString(),
+			);
+			before.add(registrations[0].id);
+		}
+		const poller = trigger();
+		poller.budgetMs = 100;
+		sandbox().latencyMs = 15;
+		await poller.activate();
+		expect(poller.savedState.goOnAt).toBeDefined();
+
+		const duringChain = oneByOne(5, SECOND);
+		const chain = await pollTimes(poller, 10);
+		const afterChain = oneByOne(5, SECOND);
+		sandbox().latencyMs = 0;
+		poller.budgetMs = undefined;
+		const rest = await pollTimes(poller, 3);
+		const emitted = [...chain.emitted, ...rest.emitted];
+
+		expect([...chain.errors, ...rest.errors]).toEqual([]);
+		expect(emitted.filter((id) => before.has(id))).toEqual([]);
+		expect(emitted.length - new Set(emitted).size).toBe(0);
+		expect(afterChain.filter((id) => !emitted.includes(id))).toEqual([]);
+		expect(emitted.filter((id) => !duringChain.includes(id) && !afterChain.includes(id))).toEqual([]);
 	});
 
 	test('one poll answered by a server whose clock is 100 s behind (within the 2 minutes allowed): nothing from before the activation comes out', async () => {

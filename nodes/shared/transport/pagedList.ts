@@ -8,47 +8,38 @@ import { serviceRequest, WITHOUT_ITEM } from './serviceRequest';
 import type { ServiceContext } from './session';
 
 /**
- * Every list the node reads from the service. The API page leaves a list's shape, paging and order open, and the real
- * service pages it (../shared/notes/real-service.md), so a list is read in windows, each an ordinary request (retries,
- * Timeout, Stop, the run's pace), and each record is given once, by what identifies it (a registration's id):
- *
- * - The first window starts at the list's start. **Every later window starts at a record already read**: the service
- *   counts pages as `(page - 1) × limit`, so the node picks `page` and `limit` to make each window overlap the last. A
- *   window that holds a record already read continues the list without a gap, whatever was added or deleted before
- *   it meanwhile (a deletion moves the later records one place up, so pages that do not overlap can skip one). A
- *   window that holds none is asked for again further back (or on, when the service's total grew by more than a
- *   window), a few times, before the read ends saying that the list changed too much while it was read.
- * - A bare array (the API page's reading) has no pages: one answer is the list. The API page reads an answer without
- *   `limit` as every match, but a service may give a default page then, so the answer to a `limit` and the one
- *   without are compared and the longer taken; where `limit` gives more, it is raised until an answer falls short of
- *   it. A bare array shorter than any page a service gives (MIN_PAGE_SIZE) is all there is, in one request.
- * - The read ends when a Limit is reached, when a window reaches the service's `total`, when a window is shorter than
- *   the service has shown it gives (so it is the list's end, not the service's page size), or when `page` turns out
- *   to be ignored (a window asked for further on gives the list's start again). Without a `total`, a read may take one
- *   window more to be sure. A read of several windows of 100 from the list's start then looks at its newest end again
- *   in small windows (the real service's pages of 100 were seen to leave its newest out).
- * - A read that cannot be sure it holds every record that existed while it was read says why (`gap`): the service
- *   listed fewer than its total, ignores `page`, gives a fixed page size that windows cannot overlap, or changed
- *   too much. Callers show it (Get Many) or do not trust the list to prove a registration absent (If Already
- *   Registered, a lost create).
- *
- * Each window is chosen from what the run has learned of the service (ListHabits), shared by every list of the run.
+ * Every list the node reads from the service: in windows (`page` from 1, `limit`; the service starts a page at
+ * `(page − 1) × limit`), each an ordinary request, each record kept once by what identifies it. The API page leaves a
+ * list's shape, paging and order open; the real service pages it (../shared/notes/real-service.md). The rules:
+ * 1. What an answer shows is learned once a run: a bare array or a page, and the most records one answer held.
+ * 2. A pass starts at the list's start, asking for PAGE_SIZE (ten times more each new pass). Where that answer holds
+ *    fewer than the service's total, page 1 is read again through a small window: the real service's pages of 100 leave
+ *    out its newest, which go first. Each later window overlaps what was read, so a deletion hides nothing.
+ * 3. Past page 1, a window asks for no more than one answer has held: the service counts its pages by what it gives.
+ * 4. A window that does not carry the pass on (none of its records read in this pass; or, past page 1 and full, only
+ *    those) starts a new pass; after MAX_PASSES the read ends and says why (`gap`).
+ * 5. A pass ends at a window shorter than asked and than a page holds (the list's end), at the total, or at the Limit.
+ * 6. A bare array (the API page's reading) has no pages: without `limit` it is every match, unless that answer is a
+ *    default page (no larger than a page), so `limit` is then raised tenfold until an answer falls short of it.
+ * 7. An answer larger than asked means the service ignores `limit`: its pages follow one another, cannot overlap, and
+ *    a read of several says that a deletion could have hidden a record.
  */
 
-/** The most records a window asks for: the most the real service gives. */
+/** The most records a window asks for: the most the real service gives a page. */
 export const PAGE_SIZE = 100;
 /**
- * More windows than this (a million records at 100 a window, more than one n8n execution holds) are taken for a
- * service that never stops answering new records.
- */
-export const MAX_PAGES = 10_000;
-/**
- * The fewest records a service is taken to give in one answer when it holds them (the real service: 20 unless asked,
- * up to 100): an answer shorter than this is the list's end, not the service's page size.
+ * The small window that reads page 1 again (rule 2), and the fewest records a page is taken to hold when there are
+ * more: the real service's default page is 20 (its notes: "assume it is small"); windows of fewer could not overlap
+ * and move on.
  */
 export const MIN_PAGE_SIZE = 10;
-/** Windows in a row that do not carry the read on (the list moving under it) before the read gives up. */
-const MAX_REANCHORS = 5;
+/**
+ * Passes over a list that moves under them (rule 4); page 1 then asks 100, 1,000 and 10,000 records, so a service that
+ * ignores `page` but gives as many as asked is read whole in one answer.
+ */
+const MAX_PASSES = 3;
+/** Windows of one read: a million records at 100 a window, more than one n8n execution holds. */
+const MAX_WINDOWS = 10_000;
 
 export interface ListRequest {
 	/** Path below `/api/`, e.g. `registrations`. */
@@ -75,26 +66,20 @@ export interface ListRead {
 	readonly complete: boolean;
 	/** Why the read may not hold every record, in words; undefined when it is sure, or has not ended. */
 	readonly gap: string | undefined;
-	/** True when the read ended before the list's end: what follows could not be read (`gap` says why). */
-	readonly stoppedShort: boolean;
 	/** True when the answer held no list at all; `records` then holds that answer as one record. */
 	readonly notAList: boolean;
 	/** True when a list that `mayBeAbsent` is not on this service (it answered 404). */
 	readonly absent: boolean;
 }
 
-/** What one run has learned of how the service answers lists; every list the run reads shares it. */
+/** What one run has learned of how the service answers lists (rule 1); every list of the run shares it. */
 export interface ListHabits {
-	/** The service answers bare arrays, which have no pages: lists are asked for whole. */
+	/** The service answers bare arrays. */
 	bare: boolean;
-	/** The most records the service has given in one answer: it gives at least this many when it holds them. */
+	/** The most records the service has given in one answer. */
 	largestAnswer: number;
-	/** Whether an answer was ever shorter than asked while more followed: the service's page size is `largestAnswer`. */
-	capped: boolean;
-	/** The service gives this many records whatever `limit` asks, so windows cannot overlap. */
+	/** The service gives this many records a page whatever `limit` asks (rule 7). */
 	fixedPageSize?: number;
-	/** A window further on has carried a read on: the service honours `page`. */
-	pagesHonoured: boolean;
 }
 
 const habitsOfRuns = executionScoped<Map<string, ListHabits>>();
@@ -104,7 +89,7 @@ export function listHabits(run: object, path: string): ListHabits {
 	const byPath = habitsOfRuns.of(run, () => new Map());
 	let habits = byPath.get(path);
 	if (habits === undefined) {
-		habits = { bare: false, largestAnswer: 0, capped: false, pagesHonoured: false };
+		habits = { bare: false, largestAnswer: 0 };
 		byPath.set(path, habits);
 	}
 	return habits;
@@ -209,96 +194,70 @@ export async function readListPage(
 	return { records: page.records, next: more && (offset === 0 || given >= pageSize) ? next : undefined };
 }
 
-/** Where a read that does not start at the list's start begins (a poll trigger reading the list's newest end). */
-export interface ReadFrom {
-	/** Roughly where: the first window starts at or before this offset. */
-	offset: number;
-	/**
-	 * Whether a window (as the service listed it) starts before what is to be read: its first record, and every one
-	 * listed before it, are outside it. The first window must; otherwise it is asked for again further back.
-	 */
-	startsBefore: (window: IDataObject[]) => boolean;
-}
-
 export interface ReadOptions {
 	/** At most this many records (Get Many's Limit). */
 	limit?: number;
-	/** The size of the first window from the list's start, when a small one often shows all that is wanted (a poll). */
+	/** A small first window, where it often holds all that is wanted (a poll of a quiet shop). */
 	firstWindow?: number;
-	from?: ReadFrom;
+	/**
+	 * A read that goes on where an earlier one stopped (a poll cut short): its first window must overlap what that read
+	 * read (`known`, as `identify` gives it), or the read starts over from the list's start.
+	 */
+	goOnAt?: { offset: number; known: Iterable<string> };
+}
+
+/** One pass over the list from its start (rule 4), or on from where an earlier read stopped. */
+interface Pass {
+	number: number;
+	/** What identifies each record read in this pass (and, going on from an earlier read, those it read). */
+	read: Set<string>;
+	/** The offset just past the last record read, as the service counted it. */
+	end: number;
+	/** The windows of page 1 still to ask for, by their `limit`, and whether the small one of rule 2 is due. */
+	pageOne: number[];
+	newestDue?: boolean;
+	/** The service's total at the pass's first answer. */
+	totalAtStart?: number;
+}
+
+/** How a read ended: why it may not hold every record (`gap`), and whether it could not read on. */
+interface ReadEnding {
+	gap?: string;
+	stoppedShort?: boolean;
+	notAList?: boolean;
+	absent?: boolean;
+}
+
+/** A window as the service answered it: its records in the list's order, where it starts, and when it was answered. */
+export interface ReadWindow {
+	records: IDataObject[];
+	offset: number;
+	/** The answer's `Date` (ms since the epoch), when it had one. */
+	answeredAt?: number;
 }
 
 /**
- * A list being read from the service a window at a time, by the rules above: what has been read so far. Those who need
- * the whole list call readList; those who decide after a window (If Already Registered, the poll trigger) read on here.
+ * A list being read from the service a window at a time, by the rules above. Those who need the whole list call
+ * readList; those who decide after each window (If Already Registered, the poll trigger) read on here.
  */
 export class PagedList implements ListRead {
 	private readonly byIdentity = new Map<string, IDataObject>();
 
-	/** Where in the list each record was when first read (its offset, as the service counted it). */
-	private readonly readAt = new Map<string, number>();
-
 	private readonly habits: ListHabits;
+
+	private pass: Pass;
 
 	private windowsRead = 0;
 
-	/** Windows in a row that did not carry the read on (asked again elsewhere, or holding only records read). */
-	private stalls = 0;
-
-	/**
-	 * Set when a window further on than the list's start came back empty (the list ends before it: it shrank, or the
-	 * service counts pages by a size of its own), until a window carries the read on.
-	 */
-	private emptyFurtherOn = false;
-
-	private lastAnswerEmpty = false;
-
-	/** The size of a window that was shorter than asked without a total: the list's end, or the service's page size. */
-	private probe: number | undefined;
-
-	/** The offset just past the last record read, as the service counted it in the last window. */
-	private end = 0;
-
-	/** The total of the last window that continued the read, to tell arrivals from deletions when one did not. */
-	private totalAtEnd: number | undefined;
-
-	/** The identity of the first record read: a window from further on that starts with it means `page` is ignored. */
-	private firstIdentity: string | undefined;
-
-	/** Set when windows could not overlap, so the read cannot tell whether a deletion hid a record. */
-	unchecked?: string;
-
-	/**
-	 * The list's newest end looked at again through a small window, once a read of several large windows from its start
-	 * has reached its end: the real service's pages of 100 were seen to leave out its newest registrations, and a
-	 * total cannot show it when registrations are deleted meanwhile.
-	 */
-	private frontCheck: 'due' | 'done' | undefined;
-
-	/** The size of the first window, which decides whether the front is looked at again. */
-	private firstWindowSize = 0;
-
-	ended = false;
-
-	gap: string | undefined;
-
-	stoppedShort = false;
-
 	total: number | undefined;
 
-	notAList = false;
+	/** How the read ended; undefined while it goes on. */
+	private ending: ReadEnding | undefined;
 
-	absent = false;
+	/** The window read last. */
+	lastWindow: ReadWindow = { records: [], offset: 0 };
 
-	/** The records of the window read last, in the list's order (those read before included). */
-	lastWindow: IDataObject[] = [];
-
-	/** The offset of the window read last, as the service counts it. */
-	lastWindowOffset = 0;
-
-	/** When the service gave the read's first answer, by its own clock (its `Date` header), when it says. */
-	firstAnsweredAt: number | undefined;
-
+	/** See ReadOptions. */
 	constructor(
 		private readonly context: ServiceContext,
 		private readonly list: ListRequest,
@@ -306,36 +265,79 @@ export class PagedList implements ListRead {
 		private readonly options: ReadOptions = {},
 	) {
 		this.habits = listHabits(context, list.path);
+		const goOn = options.goOnAt;
+		this.pass = this.passFromStart(0);
+		if (goOn !== undefined) {
+			const known = [...goOn.known].map((id) => `id:${id}`);
+			this.pass = { number: 0, read: new Set(known), end: goOn.offset, pageOne: [] };
+		}
 	}
 
+	/** Rule 2: a pass reads page 1 first, large; a small first window (`firstWindow`) is read before it. */
+	private passFromStart(number: number): Pass {
+		const large = Math.min(this.wanted, PAGE_SIZE * 10 ** number);
+		const first = this.options.firstWindow;
+		return { number, read: new Set(), end: 0, pageOne: first === undefined || first >= large ? [large] : [first, large] };
+	}
+
+	/** The records read, in the list's order; at most the Limit. */
 	get records(): IDataObject[] {
-		return [...this.byIdentity.values()];
+		return [...this.byIdentity.values()].slice(0, this.wanted);
+	}
+
+	get ended(): boolean {
+		return this.ending !== undefined;
+	}
+
+	get gap(): string | undefined {
+		return this.ending?.gap;
 	}
 
 	get complete(): boolean {
-		return this.ended && this.gap === undefined;
+		return this.ending !== undefined && this.ending.gap === undefined;
 	}
 
-	/** Whether the read began at the list's start (not further on). */
-	get startedAtListStart(): boolean {
-		return (this.options.from?.offset ?? 0) === 0 || this.habits.bare;
+	/** Whether the read ended before the list's end, unable to read what follows (`gap` says why). */
+	get stoppedShort(): boolean {
+		return this.ending?.stoppedShort === true;
 	}
 
-	/** The windows still to read by the service's `total` and the window size; undefined without a total. */
+	get notAList(): boolean {
+		return this.ending?.notAList === true;
+	}
+
+	get absent(): boolean {
+		return this.ending?.absent === true;
+	}
+
+	/** Whether the read started at the list's start (not where an earlier one stopped). */
+	get fromListStart(): boolean {
+		return this.options.goOnAt === undefined;
+	}
+
+	/** The offset just past the last record read, as the service counted it: where a read stopped short goes on. */
+	get readUpTo(): number {
+		return this.pass.end;
+	}
+
+	/** The windows still to read by the service's `total`; undefined without a total. */
 	get windowsLeft(): number | undefined {
 		if (this.ended) return 0;
 		if (this.total === undefined) return undefined;
-		return Math.ceil(Math.max(0, this.total - this.end) / (this.windowSize - 1));
+		return Math.ceil(Math.max(0, this.total - this.pass.end) / (this.pageSize - 1));
 	}
 
-	/** Records of a window: the most the service gives (as far as the run knows), at most PAGE_SIZE. */
-	private get windowSize(): number {
-		const size = this.habits.capped ? Math.min(this.habits.largestAnswer, PAGE_SIZE) : PAGE_SIZE;
-		return Math.max(MIN_PAGE_SIZE, Math.min(size, this.probe ?? PAGE_SIZE));
+	/** Records a window past page 1 asks for (rule 3). */
+	private get pageSize(): number {
+		return Math.min(PAGE_SIZE, Math.max(MIN_PAGE_SIZE, this.habits.largestAnswer));
+	}
+
+	private get wanted(): number {
+		return this.options.limit ?? Infinity;
 	}
 
 	private get full(): boolean {
-		return this.options.limit !== undefined && this.byIdentity.size >= this.options.limit;
+		return this.byIdentity.size >= this.wanted;
 	}
 
 	private identity(record: IDataObject): string {
@@ -343,20 +345,11 @@ export class PagedList implements ListRead {
 		return id !== undefined ? `id:${id}` : `json:${JSON.stringify(record)}`;
 	}
 
-	private add(records: IDataObject[]): void {
-		for (const record of records) {
-			if (this.full) break;
-			const key = this.identity(record);
-			this.firstIdentity ??= key;
-			if (!this.byIdentity.has(key)) this.byIdentity.set(key, record);
-		}
-	}
-
 	/** Reads the next window; false once the read has ended, when nothing more is asked for. */
 	async readWindow(): Promise<boolean> {
 		if (this.ended) return false;
-		if (this.windowsRead >= MAX_PAGES) {
-			const message = `The service's list of ${this.list.what} did not end after ${MAX_PAGES.toLocaleString('en-US')} pages: the node stopped reading it rather than go on for ever`;
+		if (this.windowsRead >= MAX_WINDOWS) {
+			const message = `The service's list of ${this.list.what} did not end after ${MAX_WINDOWS.toLocaleString('en-US')} pages: the node stopped reading it rather than go on for ever`;
 			const description = 'Narrow the list with a filter, or set a Limit.';
 			throw new NodeApiError(
 				this.context.getNode(),
@@ -365,283 +358,165 @@ export class PagedList implements ListRead {
 			);
 		}
 		if (this.habits.bare) return await this.readBare();
-		if (this.frontCheck === 'due') return await this.checkFront();
 		const window = this.nextWindow();
-		if (this.windowsRead === 0) this.firstWindowSize = window.limit;
-		const { body, page, absent, answeredAt } = await ask(this.context, this.list, this.requestFor, {
-			page: window.page,
-			limit: window.limit,
-		});
-		this.windowsRead += 1;
-		this.firstAnsweredAt ??= answeredAt;
-		if (absent || page === undefined) {
+		const { body, page, absent, answeredAt } = await this.askFor({ page: window.page, limit: window.limit });
+		if (absent) return this.finish({ absent });
+		if (page === undefined) {
 			// Not a list: on the first window it is shown as the service sent it; later, it ends the list.
-			this.absent = absent;
-			if (this.windowsRead === 1 && !absent) {
-				this.notAList = true;
-				this.add([asObject(body)]);
-			}
-			return this.windowsRead === 1 || absent
-				? this.finish()
-				: this.stopShort('the service answered a page with no list');
+			if (this.windowsRead > 1) return this.finish({ gap: 'the service answered a page with no list', stoppedShort: true });
+			this.byIdentity.set('answer', asObject(body));
+			return this.finish({ notAList: true });
 		}
 		if (page.bare) {
 			this.habits.bare = true;
-			// A bare answer ignores `page`: whatever was asked, it is the list's start.
 			return await this.readBare({ records: page.records, limit: window.limit });
 		}
-		return this.take(page, window);
+		return this.take(page, window, answeredAt);
 	}
 
-	/**
-	 * A bare list: one answer holds it, or its first Limit records. `first` is an answer already given to a `limit`;
-	 * without it one is asked for. The API page reads an answer without `limit` as every match, but a service may give
-	 * a default page then (no larger than a page): so the list is asked for without `limit` where the answer to a page
-	 * filled it, or fell short of its `limit` (which the service may have cut); where that is no longer, `limit` is
-	 * raised tenfold while answers fill it. What the answers held together is the list: a registration deleted between
-	 * two makes neither the whole.
-	 */
-	private async readBare(first?: { records: IDataObject[]; limit: number }): Promise<false> {
-		const wanted = this.options.limit ?? Infinity;
-		let asked = first?.limit ?? Math.min(wanted, PAGE_SIZE);
-		let longest = first?.records ?? (await this.askBare({ limit: asked }));
-		const answers = [longest];
-		if (longest.length < Math.min(asked, MIN_PAGE_SIZE)) return this.finish(undefined, longest);
-		if (longest.length >= asked && asked < Math.min(wanted, PAGE_SIZE)) {
-			asked = Math.min(wanted, PAGE_SIZE);
-			longest = await this.askBare({ limit: asked });
-			answers.push(longest);
-		}
-		if (longest.length < wanted && (wanted === Infinity || longest.length < asked)) {
-			const unlimited = await this.askBare({});
-			answers.push(unlimited);
-			if (unlimited.length > longest.length) return this.finish(undefined, this.together(answers));
-		}
-		while (longest.length >= asked && asked < wanted && asked < PAGE_SIZE * MAX_PAGES) {
-			asked = Math.min(wanted, asked * 10);
-			const larger = await this.askBare({ limit: asked });
-			answers.push(larger);
-			if (larger.length <= longest.length) break;
-			longest = larger;
-		}
-		return this.finish(undefined, this.together(answers));
-	}
-
-	/** The records of several answers of one list, each once, in the order first listed. */
-	private together(answers: IDataObject[][]): IDataObject[] {
-		const byIdentity = new Map<string, IDataObject>();
-		for (const record of answers.flat()) {
-			const key = this.identity(record);
-			if (!byIdentity.has(key)) byIdentity.set(key, record);
-		}
-		return [...byIdentity.values()];
-	}
-
-	private async askBare(paging: IDataObject): Promise<IDataObject[]> {
-		const { page, answeredAt } = await ask(this.context, this.list, this.requestFor, paging);
-		this.windowsRead += 1;
-		this.firstAnsweredAt ??= answeredAt;
-		return page?.records ?? [];
-	}
-
-	/**
-	 * Looks at the list's newest end again in small windows, each overlapping the one before, until one reaches what the
-	 * read holds: the registrations that arrived meanwhile lie before it, and those the large windows left out.
-	 */
-	private async checkFront(): Promise<false> {
-		this.frontCheck = 'done';
-		const shown: IDataObject[] = [];
-		let reached = false;
-		for (let end = 0; !reached && shown.length < MAX_REANCHORS * PAGE_SIZE; ) {
-			const window = end === 0 ? { page: 1, limit: MIN_PAGE_SIZE, offset: 0 } : overlappingWindow(end, MIN_PAGE_SIZE);
-			const { page } = await ask(this.context, this.list, this.requestFor, { page: window.page, limit: window.limit });
-			this.windowsRead += 1;
-			const records = page?.records ?? [];
-			shown.push(...records);
-			reached = records.length < window.limit || records.some((record) => this.byIdentity.has(this.identity(record)));
-			end = window.offset + records.length;
-		}
-		// What it shows that was not read is the list's newest: it goes first, where the service lists it.
-		const read = [...this.byIdentity];
-		const readBefore = new Set(this.byIdentity.keys());
-		this.byIdentity.clear();
-		this.add(shown.filter((record) => !readBefore.has(this.identity(record))));
-		for (const [key, record] of read) this.byIdentity.set(key, record);
-		return this.finish(reached ? undefined : 'registrations arrived faster than the list could be read', shown);
-	}
-
-	/** The list's end is reached: the read ends, once its newest end is looked at again where that is due. */
-	private endOfList(): boolean {
-		const severalLargeWindows = this.windowsRead > 1 && this.firstWindowSize >= PAGE_SIZE;
-		if (
-			severalLargeWindows &&
-			this.frontCheck === undefined &&
-			this.options.from === undefined &&
-			!this.options.limit
-		) {
-			this.frontCheck = 'due';
-			return true;
-		}
-		return this.finish();
-	}
-
+	/** Rules 2, 3 and 7: page 1 as the pass asks for it, then windows that overlap (or pages that follow). */
 	private nextWindow(): Window {
-		const fixed = this.habits.fixedPageSize;
-		if (this.windowsRead === 0) {
-			const start = this.options.from?.offset ?? 0;
-			if (fixed !== undefined)
-				return { page: Math.floor(start / fixed) + 1, limit: fixed, offset: start - (start % fixed) };
-			// Further on, a window no larger than the service is known to give: a service that gives fewer than asked
-			// counts its pages by what it gives, and the window would not be where it was asked.
-			const sure = this.habits.capped || this.habits.largestAnswer >= PAGE_SIZE ? this.windowSize : MIN_PAGE_SIZE;
-			const size = Math.min(this.options.firstWindow ?? PAGE_SIZE, this.options.limit ?? PAGE_SIZE, this.windowSize);
-			return start === 0 ? { page: 1, limit: size, offset: 0 } : overlappingWindow(start + 1, Math.min(size, sure));
+		const { end, pageOne } = this.pass;
+		if (this.pass.newestDue) {
+			this.pass.newestDue = false;
+			return { page: 1, limit: MIN_PAGE_SIZE, offset: 0 };
 		}
-		if (fixed !== undefined) {
-			// Pages of a fixed size cannot overlap: the next one follows.
-			const page = Math.floor(this.end / fixed) + 1;
+		const fixed = this.habits.fixedPageSize;
+		if (fixed !== undefined && end > 0) {
+			const page = Math.floor(end / fixed) + 1;
 			return { page, limit: fixed, offset: (page - 1) * fixed };
 		}
-		return overlappingWindow(this.end, this.windowSize);
+		const limit = pageOne.shift();
+		return limit === undefined ? overlappingWindow(end, this.pageSize) : { page: 1, limit, offset: 0 };
 	}
 
-	/** Takes a window of a list in an object: continues the read, or asks again further back or on when it does not. */
-	private take(page: Page, asked: Window): boolean {
+	/** Takes a window of a list in an object: carries the pass on, ends it (rule 5), or starts a new one (rule 4). */
+	private take(page: Page, asked: Window, answeredAt: number | undefined): boolean {
 		const { records } = page;
-		this.lastAnswerEmpty = records.length === 0;
-		// More than asked: the service gives a fixed page size, and counted this page's offset by it.
 		if (records.length > asked.limit) this.habits.fixedPageSize = records.length;
 		const fixed = this.habits.fixedPageSize;
 		const window = fixed === undefined ? asked : { ...asked, limit: fixed, offset: (asked.page - 1) * fixed };
 		// The service gives at least this many records when it holds them (it has done so, or every service does).
-		const sureSize = Math.max(this.habits.largestAnswer, MIN_PAGE_SIZE);
+		const holdsAtLeast = Math.max(this.habits.largestAnswer, MIN_PAGE_SIZE);
 		this.habits.largestAnswer = Math.max(this.habits.largestAnswer, records.length);
-		const grewBy = page.total !== undefined && this.totalAtEnd !== undefined ? page.total - this.totalAtEnd : 0;
 		this.total = page.total ?? this.total;
-		if (!this.continues(records, window)) return this.reanchor(window, grewBy);
+		this.pass.totalAtStart ??= page.total;
+		// Rule 2: a large first answer short of the total may have left out the newest; a small window shows them.
+		if (this.pass.read.size === 0 && asked.limit >= PAGE_SIZE && records.length < (page.total ?? 0))
+			this.pass.newestDue = true;
 
-		const before = this.byIdentity.size;
-		// Half a window more read before than it was placed to overlap (and arrivals moved into it): the service did not
-		// start the window where it was asked — it ignores `page`. (A few more are the real service's large pages.)
-		const readBefore = records.filter((record) => this.byIdentity.has(this.identity(record))).length;
-		const expected = this.end - window.offset + Math.max(0, grewBy);
-		const misplaced = this.windowsRead > 1 && readBefore > expected + window.limit / 2;
-		const startsOver =
-			window.offset > 0 &&
-			records.length > 0 &&
-			(misplaced ||
-				(this.identity(records[0]) === this.firstIdentity && grewBy < window.offset) ||
-				this.movedOn(records, window, grewBy));
+		const { read } = this.pass;
+		const identities = records.map((record) => this.identity(record));
+		const readBefore = identities.filter((identity) => read.has(identity)).length;
+		const short = records.length < Math.min(window.limit, holdsAtLeast);
+		// Pages of a fixed size follow one another (rule 7); a window of another size must overlap (rule 2).
+		const overlaps = read.size === 0 || readBefore > 0 || (fixed !== undefined && window.offset <= this.pass.end);
+		const movesOn = readBefore < records.length || window.offset === 0 || short;
+		if (!overlaps || !movesOn) return this.startOver();
+
+		this.keep(records, identities, window.offset);
+		// A window of page 1 read again (rule 2) does not take the pass back.
+		this.pass.end = Math.max(this.pass.end, window.offset + records.length);
+		this.lastWindow = { records, offset: window.offset, answeredAt };
+
+		const atEnd = this.full || short || (this.total !== undefined && this.pass.end >= this.total);
+		if (atEnd && !this.pass.newestDue) {
+			const unchecked =
+				fixed !== undefined && this.pass.end > fixed
+					? `the service gives ${fixed} records a page whatever is asked, so its pages cannot overlap and a record deleted while the list was read could hide another`
+					: undefined;
+			return this.finish({ gap: unchecked ?? this.shortOfTotal() });
+		}
+		return true;
+	}
+
+	/** Rule 4: a window did not carry the pass on; a new pass starts at the list's start, or the read ends. */
+	private startOver(): boolean {
+		const passes = this.pass.number + 1;
+		if (passes >= MAX_PASSES) {
+			return this.finish({
+				gap: `on each of ${passes} reads from its start, a page held none of what the read before it held, or nothing more: the service ignores page, or the list changed too much while it was read`,
+				stoppedShort: true,
+			});
+		}
+		this.pass = this.passFromStart(passes);
+		return true;
+	}
+
+	/**
+	 * Rule 6: a bare list, read from an answer to `limit` of a page (`first`, when the first window had one: a smaller
+	 * one is asked again as a page). What the answers held together is the list: a deletion between two makes neither
+	 * the whole.
+	 */
+	private async readBare(first?: { records: IDataObject[]; limit: number }): Promise<false> {
+		const page = Math.min(this.wanted, PAGE_SIZE);
+		const pageAnswer =
+			first === undefined || (first.limit < page && first.records.length >= first.limit)
+				? await this.askBare(page)
+				: first.records;
+		const answers = [...(first === undefined ? [] : [first.records]), pageAnswer];
+		// Shorter than any page, it is all there is; otherwise the answer without `limit` is every match, where it holds more.
+		if (pageAnswer.length >= MIN_PAGE_SIZE && pageAnswer.length < this.wanted) {
+			const every = await this.askBare(undefined);
+			answers.push(every);
+			// Not more: a default page. `limit`, raised tenfold while answers fill it, gives the list.
+			for (let limit = page * 10; every.length <= pageAnswer.length && pageAnswer.length >= page; limit *= 10) {
+				const answer = await this.askBare(Math.min(limit, this.wanted));
+				answers.push(answer);
+				if (answer.length < Math.min(limit, this.wanted) || limit >= this.wanted || limit >= PAGE_SIZE * MAX_WINDOWS)
+					break;
+			}
+		}
+		for (const record of answers.flat()) {
+			const identity = this.identity(record);
+			if (!this.byIdentity.has(identity)) this.byIdentity.set(identity, record);
+		}
+		this.lastWindow = { ...this.lastWindow, records: this.records, offset: 0 };
+		return this.finish({});
+	}
+
+	/**
+	 * Keeps a window's records, each once, in the list's order: those a window of page 1 holds before any record read
+	 * before it are the list's newest, and go first.
+	 */
+	private keep(records: IDataObject[], identities: string[], offset: number): void {
+		const { read } = this.pass;
+		const newest = offset === 0 && records.findIndex((_, index) => read.has(identities[index])) > 0;
+		const earlier = newest ? [...this.byIdentity] : [];
 		records.forEach((record, index) => {
-			const key = this.identity(record);
-			if (!this.readAt.has(key)) this.readAt.set(key, window.offset + index);
+			read.add(identities[index]);
+			if (!this.byIdentity.has(identities[index])) this.byIdentity.set(identities[index], record);
 		});
-		this.add(records);
-		const added = this.byIdentity.size - before;
-		this.lastWindow = records;
-		this.lastWindowOffset = window.offset;
-		this.totalAtEnd = this.total;
-		// A window of records all read before lies within the read: arrivals moved the list on by the total's growth.
-		this.end =
-			added > 0 || this.windowsRead === 1
-				? window.offset + records.length
-				: Math.max(window.offset + records.length, this.end + Math.max(0, grewBy));
-
-		if (this.full || records.length === 0) return this.finish();
-		// A window from further on that gives the list's start again — and not because as many arrived before it.
-		if (startsOver) {
-			// Whole only if this one answer held the whole list: counting what several held would count the deleted.
-			return records.length >= (this.total ?? Infinity) ? this.finish() : this.stopShort('the service ignores page');
-		}
-		if (window.offset > 0 && added > 0 && this.windowsRead > 1) this.habits.pagesHonoured = true;
-		if (records.length < Math.min(window.limit, sureSize)) return this.endOfList();
-		// A first window further on reaches the total only where `page` is honoured; elsewhere it was the list's start.
-		const placed = this.windowsRead > 1 || window.offset === 0 || this.habits.pagesHonoured;
-		if (this.total !== undefined && this.end >= this.total && placed) return this.endOfList();
-		if (records.length < window.limit) {
-			// The list's end, or the service's page size: with a total, more follow; without, the next window tells.
-			if (this.total !== undefined) this.habits.capped = true;
-			else this.probe = records.length;
-		} else if (this.probe !== undefined && added > 0) {
-			this.habits.capped = true;
-		}
-		// Nothing past the list's start, and its start again shows nothing new: the list is what its start shows.
-		if (added === 0 && window.offset === 0 && this.emptyFurtherOn) return this.endOfList();
-		this.emptyFurtherOn = false;
-		this.stalls = added > 0 ? 0 : this.stalls + 1;
-		if (this.stalls > MAX_REANCHORS) return this.stopShort('the list changed too much while it was read');
-		return true;
+		// Those read before go after the newest this window showed.
+		for (const [identity] of earlier) this.byIdentity.delete(identity);
+		for (const [identity, record] of earlier) this.byIdentity.set(identity, record);
 	}
 
-	/**
-	 * Whether a window holds a record far further on than where it was read: records move on only as far as others
-	 * arrive before them (the total's growth, and as many as were deleted). The list's first record read that far on
-	 * means `page` is ignored; any other, half a window of deletions is allowed for.
-	 */
-	private movedOn(records: IDataObject[], window: Window, grewBy: number): boolean {
-		return records.some((record, index) => {
-			const key = this.identity(record);
-			const readAt = this.readAt.get(key);
-			if (readAt === undefined) return false;
-			const slack = key === this.firstIdentity ? 0 : window.limit / 2;
-			return window.offset + index - readAt > Math.max(0, grewBy) + slack;
-		});
+	private async askBare(limit: number | undefined): Promise<IDataObject[]> {
+		const { page } = await this.askFor(limit === undefined ? {} : { limit });
+		return page?.records ?? [];
 	}
 
-	/** Whether a window carries on the read without a gap before it. */
-	private continues(records: IDataObject[], window: Window): boolean {
-		if (this.windowsRead === 1) {
-			const { from } = this.options;
-			return from === undefined || window.offset === 0 || from.startsBefore(records);
-		}
-		if (records.some((record) => this.byIdentity.has(this.identity(record)))) return true;
-		// With a fixed page size windows cannot overlap: the next page follows, but nothing proves no record was skipped.
-		if (this.habits.fixedPageSize !== undefined && window.offset <= this.end) {
-			this.unchecked = `the service gives ${this.habits.fixedPageSize} records a page whatever is asked, so its pages cannot overlap and a record deleted while the list was read could hide another`;
-			return true;
-		}
+	private async askFor(paging: IDataObject): Promise<Awaited<ReturnType<typeof ask>>> {
+		const answer = await ask(this.context, this.list, this.requestFor, paging);
+		this.windowsRead += 1;
+		this.lastWindow = { ...this.lastWindow, answeredAt: answer.answeredAt };
+		return answer;
+	}
+
+	private finish(ending: ReadEnding): false {
+		this.ending = ending;
 		return false;
 	}
 
 	/**
-	 * A window that holds no record already read: the list moved under the read. Arrivals at the list's start move
-	 * records on (the total grew by more than a window); deletions move them back. The window is asked again there.
+	 * Whether the pass read fewer than the service held throughout it: fewer than its total at the pass's start and at
+	 * its end (registrations added before where the pass has reached are not read, and are counted at its end).
 	 */
-	private reanchor(window: Window, grewBy: number): boolean {
-		this.stalls += 1;
-		this.emptyFurtherOn ||= window.offset > 0 && this.lastAnswerEmpty;
-		const back = Math.ceil(this.windowSize / 2) * 2 ** (this.stalls - 1);
-		if (this.byIdentity.size === 0 && this.options.from !== undefined) {
-			// The first window did not start before what is to be read: start further back, at worst at the list's start.
-			this.options.from = { ...this.options.from, offset: Math.max(0, window.offset - back) };
-			this.windowsRead = 0;
-			return true;
-		}
-		if (this.stalls > MAX_REANCHORS) return this.stopShort('the list changed too much while it was read');
-		this.end = Math.max(1, grewBy > 0 ? this.end + grewBy : this.end - Math.max(back, -grewBy));
-		this.totalAtEnd = this.total;
-		return true;
-	}
-
-	private stopShort(why: string): false {
-		this.stoppedShort = true;
-		return this.finish(why);
-	}
-
-	private finish(gap?: string, records?: IDataObject[]): false {
-		if (records !== undefined) {
-			this.add(records);
-			this.lastWindow = records;
-			this.lastWindowOffset = 0;
-		}
-		this.ended = true;
-		this.gap = gap ?? this.unchecked ?? this.shortOfTotal();
-		return false;
-	}
-
 	private shortOfTotal(): string | undefined {
-		if (this.full || this.total === undefined || this.byIdentity.size >= this.total) return undefined;
-		return `the service said it holds ${this.total} but listed ${this.byIdentity.size}: some were added while the list was read, or the service left them out`;
+		const heldThroughout = Math.min(this.pass.totalAtStart ?? Infinity, this.total ?? Infinity);
+		if (this.full || !Number.isFinite(heldThroughout) || this.pass.read.size >= heldThroughout) return undefined;
+		return `the service said it holds ${heldThroughout} but listed ${this.pass.read.size}: it left some out`;
 	}
 }
 
