@@ -1,12 +1,13 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
 
 import { createdAtOf, registrationIdentity, registrationsList } from '../shared/registrations';
-import type { ListRequest } from '../shared/transport/pagedList';
-import { listHabits, MIN_PAGE_SIZE, PagedList } from '../shared/transport/pagedList';
+import type { ListRequest } from '../shared/transport/listAnswer';
+import { listHabits, MIN_PAGE_SIZE } from '../shared/transport/listAnswer';
+import { PagedList } from '../shared/transport/pagedList';
 import { WITHOUT_ITEM } from '../shared/transport/serviceRequest';
+import { PollReading, readingDeadline } from './pollReading';
 import type { PollState } from './pollState';
-import { carriedOver, inCreatedAtClock, leadShown, LISTED_LATE_WITHIN_MS, sinceOf } from './pollState';
+import { carriedOver, inCreatedAtClock, LISTED_LATE_WITHIN_MS, sinceOf } from './pollState';
 
 /**
  * Which registrations are new since the last poll, each emitted once whatever the service's dialect; pollState.ts
@@ -25,16 +26,11 @@ import { carriedOver, inCreatedAtClock, leadShown, LISTED_LATE_WITHIN_MS, sinceO
  * reads, so a poll that fails or is not saved leaves a state that still finds every registration not emitted.
  */
 
-/** Registrations a list without `createdAt` may hold: the trigger remembers each one. */
-export const MAX_REMEMBERED = 10_000;
 /**
  * Registrations in a row, each made before the one listed before it, that show a list is the newest first: a list in
  * no order shows 20 so once in 20! (about 2·10^18) reads.
  */
 export const ORDER_EVIDENCE = 20;
-/** Of n8n's poll budget, the part the reading may use: the rest is for emitting and saving. */
-const BUDGET_SHARE = 0.8;
-
 /** A registration as the trigger emits it: as listed, with its extra fields also under `fields`, as the webhook's. */
 function asItem(record: IDataObject): INodeExecutionData {
 	const fieldData = record.fieldData;
@@ -56,96 +52,6 @@ export function newestFirstShown(times: number[]): boolean | undefined {
 	return longest >= ORDER_EVIDENCE ? true : undefined;
 }
 
-/** One poll's reading: its requests (the poll's own run), its budget, and every registration it read. */
-class PollReading {
-	/** Every registration read, by identity, in the order first read. */
-	readonly read = new Map<string, IDataObject>();
-
-	/** The `Date` of the poll's first answer. */
-	firstDate: number | undefined;
-
-	/** Whether a registration without `createdAt` was read: the list is then followed by what identifies them. */
-	untimed = false;
-
-	/** Set when the poll stopped for its budget (rule 4): the offset to go on at. */
-	stoppedAt: number | undefined;
-
-	/** Whether the whole list was read, from its start to its end, sure it held every registration listed. */
-	wholeList = false;
-
-
-	private slowestWindowMs = 0;
-
-	constructor(
-		readonly run: IPollFunctions,
-		readonly list: ListRequest,
-		private readonly deadline: number | undefined,
-		/** The least lead seen (pollState.ts), this poll's answers included. */
-		public lead: number | undefined,
-	) {}
-
-	/** The times of what was read, in the order read. */
-	get times(): number[] {
-		return [...this.read.values()].map(createdAtOf).filter((time): time is number => time !== undefined);
-	}
-
-	/** Reads on with `reader` until `done` says so after a window, the list's end, or the budget. */
-	async readOn(reader: PagedList, done: (window: IDataObject[]) => boolean = () => false): Promise<PagedList> {
-		for (;;) {
-			if (this.deadline !== undefined && Date.now() + this.slowestWindowMs > this.deadline) {
-				this.stoppedAt = reader.readUpTo;
-				return reader;
-			}
-			const started = Date.now();
-			const more = await reader.readWindow();
-			this.slowestWindowMs = Math.max(this.slowestWindowMs, Date.now() - started);
-			const { records, answeredAt } = reader.lastWindow;
-			this.firstDate ??= answeredAt;
-			for (const record of records) this.keep(record, answeredAt);
-			if (done(records)) return reader;
-			if (!more) return this.ended(reader);
-		}
-	}
-
-	private ended(reader: PagedList): PagedList {
-		if (reader.stoppedShort) {
-			throw this.refusal(
-				`The service's list of ${this.list.what} could not be read as far as the trigger needs (${reader.gap}), so it cannot tell which registrations are new: this poll emits nothing`,
-				'The next poll tries again. If this repeats, the service cannot be followed by polling: use the Product Registration Trigger (a webhook).',
-			);
-		}
-		// Said each poll, in n8n's log: nothing in the service's answers tells when it happens.
-		if (reader.gap !== undefined) this.run.logger.warn(`Product Registration Poll Trigger: ${reader.gap}`);
-		this.wholeList ||= reader.complete && reader.fromListStart;
-		return reader;
-	}
-
-	private keep(record: IDataObject, answeredAt: number | undefined): void {
-		const identity = registrationIdentity(record);
-		if (identity === undefined) {
-			throw this.refusal(
-				'The service lists registrations with neither an ID nor createdAt, so the trigger cannot tell a new registration from one it has emitted',
-				'Use the Product Registration Trigger (a webhook) with this service.',
-			);
-		}
-		const createdAt = createdAtOf(record);
-		this.untimed ||= createdAt === undefined;
-		const lead = leadShown(answeredAt, createdAt);
-		if (lead !== undefined && !(lead >= (this.lead ?? Infinity))) this.lead = lead;
-		if (!this.read.has(identity)) this.read.set(identity, record);
-		if (this.untimed && this.read.size > MAX_REMEMBERED) {
-			throw this.refusal(
-				`The service lists registrations without createdAt, so the trigger remembers the ID of every registration it lists; this list holds more than ${MAX_REMEMBERED.toLocaleString('en-US')}`,
-				'Choose a Form to watch a shorter list, or use the Product Registration Trigger (a webhook).',
-			);
-		}
-	}
-
-	private refusal(message: string, description: string): NodeApiError {
-		return new NodeApiError(this.run.getNode(), { message }, { message, description });
-	}
-}
-
 /** The cursor after this poll (and the chain of polls it ends), were it to end now: what the next `since` comes from. */
 function cursorAfter(reading: PollReading, state: PollState): PollState {
 	const polledAt = inCreatedAtClock(state.chainDate ?? reading.firstDate, reading.lead);
@@ -160,12 +66,11 @@ function cursorAfter(reading: PollReading, state: PollState): PollState {
 async function readAsNeeded(reading: PollReading, state: PollState, activating: boolean): Promise<PollState['order']> {
 	// One small window shows a quiet shop's new registrations.
 	const fromStart = () => new PagedList(reading.run, reading.list, WITHOUT_ITEM, { firstWindow: MIN_PAGE_SIZE });
-	const reader =
-		state.goOnAt === undefined
-			? fromStart()
-			: new PagedList(reading.run, reading.list, WITHOUT_ITEM, {
-					goOnAt: { offset: state.goOnAt, known: Object.keys(state.seen ?? {}) },
-				});
+	const { goOnAt, goOnAfter } = state;
+	const goingOn = goOnAt !== undefined && goOnAfter !== undefined;
+	const reader = goingOn
+		? new PagedList(reading.run, reading.list, WITHOUT_ITEM, { goOnAt: { offset: goOnAt, after: goOnAfter } })
+		: fromStart();
 	// The activation reads back to the `since` of the next poll; a poll, to its own.
 	const reachesSince = (window: IDataObject[]) => {
 		const since = sinceOf(activating ? cursorAfter(reading, state) : state);
@@ -178,9 +83,10 @@ async function readAsNeeded(reading: PollReading, state: PollState, activating: 
 		if (newestFirst !== undefined && order !== 'other') order = newestFirst ? 'newestFirst' : 'other';
 		return order === 'newestFirst' && reachesSince(window);
 	});
+	reading.wholeList = reader.complete && !goingOn;
 	// A list taken for the newest first that shows otherwise is read whole: the reading may have stopped too soon.
 	if (order === 'other' && state.order === 'newestFirst' && reading.stoppedAt === undefined)
-		await reading.readOn(fromStart());
+		reading.wholeList = (await reading.readOn(fromStart())).complete;
 	return order;
 }
 
@@ -213,7 +119,8 @@ function stateAfter(
 		lead: reading.lead,
 		order,
 		habits: listHabits(reading.run, reading.list.path),
-		goOnAt: reading.stoppedAt,
+		goOnAt: reading.stoppedAt?.offset,
+		goOnAfter: reading.stoppedAt?.after,
 		chainDate: cutShort ? (state.chainDate ?? reading.firstDate) : undefined,
 		started: !activating || !cutShort || undefined,
 	};
@@ -241,14 +148,6 @@ function oldestFirst(records: IDataObject[], times: number[]): IDataObject[] {
 		.map((record, position) => ({ record, position: listedOldestFirst ? position : -position }))
 		.sort((a, b) => (createdAtOf(a.record) ?? 0) - (createdAtOf(b.record) ?? 0) || a.position - b.position)
 		.map(({ record }) => record);
-}
-
-/** The poll's deadline for reading: a share of n8n's poll budget (n8n 2.x), or none (n8n 1.x). */
-function readingDeadline(poll: IPollFunctions): number | undefined {
-	const budget = (poll as { getPollBudgetMs?: () => unknown }).getPollBudgetMs?.();
-	return typeof budget === 'number' && Number.isFinite(budget) && budget > 0
-		? Date.now() + budget * BUDGET_SHARE
-		: undefined;
 }
 
 /** One poll: the registrations new since the last, the oldest first, or null when there are none. */

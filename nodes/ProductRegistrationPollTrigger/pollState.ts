@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ListHabits } from '../shared/transport/pagedList';
+import type { ListHabits } from '../shared/transport/listAnswer';
 
 /** How much later a registration may be listed than it was made (a slow write, a server whose clock is behind). */
 export const LISTED_LATE_WITHIN_MS = 2 * 60_000;
@@ -26,8 +26,12 @@ export interface PollState {
 	order?: 'newestFirst' | 'other';
 	/** How the service answers lists (pagedList.ts), so that a poll's first request is already the right one. */
 	habits?: ListHabits;
-	/** A poll cut short by n8n's poll budget: where the next goes on, and the `Date` when that chain of polls began. */
+	/**
+	 * A poll cut short by n8n's poll budget: where the next goes on (the offset, the last registration read), and the
+	 * `Date` when that chain of polls began.
+	 */
 	goOnAt?: number;
+	goOnAfter?: string;
 	chainDate?: number;
 	/** Set once the activation has read all it had to: from then on, what is new is emitted. */
 	started?: boolean;
@@ -71,8 +75,8 @@ export function carriedOver(saved: IDataObject): PollState {
 		// 'oldestFirst' or 'none' were also taken where nothing had shown the order: it is learned anew.
 		order: state.order === 'newestFirst' ? 'newestFirst' : undefined,
 		habits: habits && { bare: habits.bare, largestAnswer: habits.largestAnswer, fixedPageSize: habits.fixedPageSize },
-		goOnAt: state.goOnAt,
-		chainDate: state.clocked === true ? state.chainStartedAt : undefined,
+		// A chain under way goes on from the list's start: nothing named where it had reached.
+		chainDate: state.goOnAt === undefined || state.clocked !== true ? undefined : state.chainStartedAt,
 		started: state.started,
 	};
 }

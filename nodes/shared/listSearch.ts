@@ -1,8 +1,9 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
 import { isEmail, readListedRegistration, registrationsList } from './registrations';
-import type { ListPosition } from './transport/pagedList';
-import { readList, readListPage } from './transport/pagedList';
+import type { ListPosition } from './transport/listPage';
+import { readListPage } from './transport/listPage';
+import { readList } from './transport/pagedList';
 import { WITHOUT_ITEM } from './transport/serviceRequest';
 
 /** Pages read for one answer while what was typed narrows them to nothing, before the editor is answered anyway. */
@@ -88,7 +89,7 @@ export async function searchForms(this: ILoadOptionsFunctions, filter?: string):
 		{ path: 'forms', resourceKey: 'forms', what: 'forms', mayBeAbsent: true, identify: slugOf },
 		WITHOUT_ITEM,
 	);
-	if (forms.absent) return { results: [{ name: NO_FORM_LIST, value: '' }] };
+	if (forms.ending?.absent) return { results: [{ name: NO_FORM_LIST, value: '' }] };
 	const typed = (filter ?? '').trim();
 	const results: INodeListSearchItems[] = [];
 	for (const form of forms.records) {

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ListRequest } from './transport/pagedList';
+import type { ListRequest } from './transport/listAnswer';
 
 /**
  * The registrations list, as both nodes read it: the one request for it, and what is read of a registration it

@@ -7,6 +7,7 @@ import { runNode } from '../../harness/workflowRunner';
 import { ORDER_EVIDENCE } from '../../nodes/ProductRegistrationPollTrigger/newRegistrations';
 import { LISTED_LATE_WITHIN_MS } from '../../nodes/ProductRegistrationPollTrigger/pollState';
 import type { ListDialect } from '../../sandbox/lists';
+import { MIN_PAGE_SIZE, PAGE_SIZE } from '../../nodes/shared/transport/listAnswer';
 import { listAnswer, REAL_SERVICE } from '../../sandbox/lists';
 import type { Sandbox } from '../../sandbox/service';
 import { writeDocsSection, writesDocs } from '../../scripts/docsSection';
@@ -96,13 +97,23 @@ function oneAnswerAtMost(dialect: ListDialect): number {
 }
 
 /**
- * Whether no client could be sure it read a list of `size` whole: beyond one answer where pages cannot be read, or
- * over several pages of a size the service fixes whatever `limit` asks (pages that cannot overlap, so a deletion
- * while they are read can hide a record, and nothing in the answers shows it).
+ * Whether what one answer shows may be all a client can read of a list of `size`: beyond one answer where pages
+ * cannot be read; or, where pages cannot be read and no total is given, an answer that may have been cut (MIN_PAGE_SIZE
+ * to PAGE_SIZE records: nothing tells it from the list's end, a service that cuts `limit` cutting it to a page).
+ */
+function onlyFirstAnswer(dialect: ListDialect, size: number): boolean {
+	const unpaged = dialect.shape !== 'bare' && dialect.pages === 'ignored';
+	const mayHaveBeenCut = unpaged && dialect.shape === 'dataOnly' && size >= MIN_PAGE_SIZE && size <= PAGE_SIZE;
+	return mayHaveBeenCut || size > oneAnswerAtMost(dialect);
+}
+
+/**
+ * Whether no client could be sure it read a list of `size` whole: only its first answer can be read, or pages of a size
+ * the service fixes whatever `limit` asks cannot overlap, so a deletion while they are read can hide a record.
  */
 function noClientCanReadWhole(dialect: ListDialect, size: number): boolean {
 	const fixedPages = dialect.shape !== 'bare' && dialect.limit === 'ignored' && size > dialect.defaultPageSize;
-	return fixedPages || size > oneAnswerAtMost(dialect);
+	return fixedPages || onlyFirstAnswer(dialect, size);
 }
 
 /**
@@ -126,6 +137,8 @@ interface Shop {
 	 */
 	triggerRefused?: string;
 	existedAtActivation: Set<string>;
+	/** When the trigger last read the list whole or to where it needs, by the service's clock. */
+	lastPolledAt?: number;
 	madeAfterActivation: Set<string>;
 	deleted: Set<string>;
 	/** How many times each registration came out of the Poll Trigger. */
@@ -266,9 +279,11 @@ const commandArbitraries: Array<fc.Arbitrary<ShopCommand>> = [
 					whileReading(shop, meanwhile, pick);
 					world.poller.budgetMs = budget;
 					if (budget !== undefined) sandbox().latencyMs = 5;
+					const polledAt = sandbox().state.now().getTime();
 					const { items, error } = await world.poller.poll();
 					sandbox().latencyMs = 0;
 					if (error !== undefined) pollFailed(shop, error, faultServed());
+					else if (budget === undefined) shop.lastPolledAt = polledAt;
 					emittedBy(shop, items);
 				},
 			),
@@ -277,7 +292,9 @@ const commandArbitraries: Array<fc.Arbitrary<ShopCommand>> = [
 		command('n8n restarts', async (shop, world, faultServed) => {
 			world.poller.budgetMs = undefined;
 			try {
+				const polledAt = sandbox().state.now().getTime();
 				const items = await world.poller.restart();
+				shop.lastPolledAt = polledAt;
 				emittedBy(shop, items);
 			} catch (error) {
 				// An activation that fails is shown in n8n, which tries again; the state saved stays as it was.
@@ -444,8 +461,9 @@ async function importRows(
 /**
  * A poll (or an activation) failed. It may where the service failed during it (the next poll catches up), or where no
  * client could follow the list: the service shows one answer of it and no more, and what is new may lie beyond it —
- * always, unless the list is the newest first, that answer shows it (ORDER_EVIDENCE registrations in a row, each made
- * before the one listed before it: no client can tell the order from less) and holds every registration owed. Then
+ * always, unless the list is the newest first and that answer shows it (ORDER_EVIDENCE registrations in a row, each
+ * made before the one listed before it: no client can tell the order from less), holds every registration owed, and
+ * reaches back to one made more than the lateness allowed before the last poll (below it, nothing can be new). Then
  * nothing more is owed. Decided from the dialect and the shop, never from the node's words.
  */
 function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
@@ -458,9 +476,12 @@ function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
 	const records = (Array.isArray(answer) ? answer : (answer as { data: unknown[] }).data) as IDataObject[];
 	const shown = new Set(records.map(storedId));
 	const owed = [...shop.madeAfterActivation].filter((id) => !shop.deleted.has(id) && !shop.emitted.has(id));
+	const madeAt = (record: IDataObject) => Date.parse(sandbox().state.registrations.get(storedId(record))?.createdAt ?? '');
+	const since = (shop.lastPolledAt ?? Infinity) - LISTED_LATE_WITHIN_MS;
+	const reachesBack = records.length === matches.length || records.some((record) => madeAt(record) < since);
 	const followable =
-		dialect.order === 'newestFirst' && showsNewestFirst(records) && owed.every((id) => shown.has(id));
-	if (matches.length <= oneAnswerAtMost(dialect) || followable)
+		dialect.order === 'newestFirst' && showsNewestFirst(records) && reachesBack && owed.every((id) => shown.has(id));
+	if (!onlyFirstAnswer(dialect, matches.length) || followable)
 		throw new Error(`A poll failed though a client could follow the list: ${error.message}`);
 	excused('the Poll Trigger refused a list no client can follow');
 	shop.triggerRefused = error.message;
@@ -479,8 +500,10 @@ function showsNewestFirst(records: IDataObject[]): boolean {
 async function everyOneOnce(shop: Shop, world: World): Promise<void> {
 	world.poller.budgetMs = undefined;
 	for (let poll = 0; poll < 3 && shop.triggerRefused === undefined; poll++) {
+		const polledAt = sandbox().state.now().getTime();
 		const { items, error } = await world.poller.poll();
 		if (error !== undefined) pollFailed(shop, error, false);
+		else shop.lastPolledAt = polledAt;
 		emittedBy(shop, items);
 	}
 	if (shop.triggerRefused !== undefined) return;
@@ -536,6 +559,7 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 				};
 				const poller = new PollingTrigger({ event: 'newRegistration' }, credentials());
 				try {
+					shop.lastPolledAt = sandbox().state.now().getTime();
 					await poller.activate();
 				} catch (error) {
 					pollFailed(shop, error as Error, false);

@@ -106,13 +106,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		requestFor(this, itemIndex),
 		limit === undefined || !input.asTool ? limit : limit + 1,
 	);
-	if (list.gap !== undefined) {
+	const gap = list.ending?.gap;
+	if (gap !== undefined) {
 		this.addExecutionHints({
-			message: `Item ${itemIndex}: the list of registrations may be incomplete: ${list.gap}. Run the node again to read the list anew.`,
+			message: `Item ${itemIndex}: the list of registrations may be incomplete: ${gap}. Run the node again to read the list anew.`,
 			type: 'warning',
 			location: 'outputPane',
 		});
 	}
 	const records = limit === undefined ? list.records : list.records.slice(0, limit);
-	return new RecordList(records, list.total, records.length < list.records.length, list.gap);
+	return new RecordList(records, list.total, records.length < list.records.length, gap);
 }

@@ -118,13 +118,13 @@ export async function registrationsOf(
 	for (const spelling of spellings) {
 		const qs: IDataObject = formSlug === undefined ? { email: spelling } : { email: spelling, formSlug };
 		const list = await readList.call(this, registrationsList(qs, what), forItem);
-		if (list.notAList) throw unreadable(this, what, 'the answer is not a list', itemIndex);
+		if (list.ending?.notAList) throw unreadable(this, what, 'the answer is not a list', itemIndex);
 		for (const found of existingIn(this, list.records, what, itemIndex)) {
 			const key = JSON.stringify(found.record);
 			if (!records.has(key)) existing.push(found);
 			records.add(key);
 		}
-		if (!list.complete) incomplete ??= `The service's list of ${what} may be incomplete (${list.gap})`;
+		if (!list.complete) incomplete ??= `The service's list of ${what} may be incomplete (${list.ending?.gap})`;
 	}
 	return { existing, incomplete };
 }
@@ -150,7 +150,7 @@ async function listForCustomers(
 			requestFor(this, customers[0].firstItemIndex),
 		);
 		await listing.readWindow();
-		if (listing.notAList) return customers;
+		if (listing.ending?.notAList) return customers;
 		const windowsLeft = listing.windowsLeft;
 		if (windowsLeft !== undefined && windowsLeft <= customers.length) while (await listing.readWindow());
 	} catch {
