@@ -31,6 +31,7 @@ import { carriedOver, inCreatedAtClock, LISTED_LATE_WITHIN_MS, sinceOf } from '.
  * no order shows 20 so once in 20! (about 2·10^18) reads.
  */
 export const ORDER_EVIDENCE = 20;
+
 /** A registration as the trigger emits it: as listed, with its extra fields also under `fields`, as the webhook's. */
 function asItem(record: IDataObject): INodeExecutionData {
 	const fieldData = record.fieldData;
@@ -84,8 +85,9 @@ async function readAsNeeded(reading: PollReading, state: PollState, activating: 
 		return order === 'newestFirst' && reachesSince(window);
 	});
 	reading.wholeList = reader.complete && !goingOn;
-	// A list taken for the newest first that shows otherwise is read whole: the reading may have stopped too soon.
-	if (order === 'other' && state.order === 'newestFirst' && reading.stoppedAt === undefined)
+	// A list taken for the newest first shows otherwise: read from its start, it was then read on to its end; gone on
+	// where an earlier poll stopped, it is read whole now.
+	if (order === 'other' && state.order === 'newestFirst' && goingOn && reading.stoppedAt === undefined)
 		reading.wholeList = (await reading.readOn(fromStart())).complete;
 	return order;
 }
