@@ -216,7 +216,7 @@ async function pollRows(): Promise<Row[]> {
 	return [
 		{
 			id: 'poll-idle',
-			case: 'Poll Trigger: a poll with nothing new (the shop holds 1,000 registrations)',
+			case: 'Poll Trigger: a poll with nothing new, a minute after the last (the shop holds 1,000 registrations)',
 			requests: idle.result.requests,
 			wallMs: idle.wallMs,
 			peakMemoryGrowthMiB: mib(idle.peakMemoryGrowth),

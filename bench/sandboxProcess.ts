@@ -29,6 +29,8 @@ export interface SandboxSetup {
 	/** Registrations to hold, as the API takes them. */
 	registrationRows?: Array<Record<string, unknown>>;
 	serialNumbers?: string[];
+	/** Moves the service's clock on by this much: time passing between polls. */
+	clockAheadMs?: number;
 }
 
 export interface SandboxStats {
@@ -101,8 +103,10 @@ async function main(): Promise<void> {
 				history,
 				registrationRows,
 				serialNumbers,
+				clockAheadMs,
 			} = message.setup;
 			if (reset) sandbox.reset();
+			sandbox.state.clockAheadMs += clockAheadMs ?? 0;
 			sandbox.latencyMs = latencyMs;
 			if (history) seedHistory(sandbox.state, history);
 			if (registrations) seedRegistrations(sandbox.state, registrations);

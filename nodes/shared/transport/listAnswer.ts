@@ -12,9 +12,9 @@ import type { ServiceContext } from './session';
 /** The most records a window asks for: the most the real service gives a page (../shared/notes/real-service.md). */
 export const PAGE_SIZE = 100;
 /**
- * The fewest records a page is taken to hold when there are more: the real service's default page is 20 (its notes:
- * "assume it is small"); windows of fewer could not overlap and move on. Also the small window that shows a list's
- * newest, which the real service's pages of 100 were seen to leave out.
+ * The fewest records a page is taken to hold when there are more: the service's default page is not known (its notes:
+ * "assume it is small"), and windows of fewer could not overlap and move on. Also the small window that shows a list's
+ * newest, which the real service's pages of 100 were seen to leave out (one of 1 showed them).
  */
 export const MIN_PAGE_SIZE = 10;
 /** The most records one read takes: a million, more than one n8n execution holds. */
