@@ -109,7 +109,7 @@ describe('registration: Get Many', () => {
 			items: [{ json: { email: 'ann@example.com' } }, { json: { email: 'ann at example' } }],
 		});
 
-		expect(result.error?.message).toBe('The Customer Email filter of item 1 is not an email address: "ann at example"');
+		expect(result.error?.message).toBe(`The 'Customer Email' filter is not an email address: "ann at example" [item 1]`);
 		expect((result.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
 		expect(sandbox().requestsTo('GET', '/api/registrations')).toHaveLength(1);
 	});
@@ -126,7 +126,7 @@ describe('registration: Get Many', () => {
 
 		expect(result.items).toEqual([
 			{
-				json: { error: 'The Customer Email filter of item 0 is not an email address: "not-an-email"' },
+				json: { error: `The 'Customer Email' filter is not an email address: "not-an-email" [item 0]` },
 				pairedItem: { item: 0 },
 			},
 			expect.objectContaining({
@@ -243,7 +243,7 @@ describe('registration: Get Many over a paged list', () => {
 
 		expect(ids(result.items)).toEqual([1, 2]);
 		expect(result.hints).toEqual([
-			'Item 0: the list of registrations may be incomplete: the service said it holds 5 but listed 2: some were added while the list was read, or the service left them out. Run the node again to read the list anew.',
+			'The list of registrations may be incomplete: the service said it holds 5 but listed 2: some were added while the list was read, or the service left them out. Run the node again to read the list anew [item 0]',
 		]);
 	});
 
@@ -256,7 +256,7 @@ describe('registration: Get Many over a paged list', () => {
 		expect(pages()).toHaveLength(2);
 		expect(result.items).toHaveLength(100);
 		expect(result.hints).toEqual([
-			'Item 0: the list of registrations may be incomplete: the service ignores page. Run the node again to read the list anew.',
+			'The list of registrations may be incomplete: the service ignores page. Run the node again to read the list anew [item 0]',
 		]);
 	});
 
@@ -322,7 +322,7 @@ describe('registration: Get Many in the dialects the API page leaves open', () =
 
 		expect(ids(result.items)).toEqual(newestFirst(250));
 		expect(result.hints).toEqual([
-			'Item 0: the list of registrations may be incomplete: the service gives 20 records a page whatever is asked, so its pages cannot overlap and a record deleted while the list was read could hide another. Run the node again to read the list anew.',
+			'The list of registrations may be incomplete: the service gives 20 records a page whatever is asked, so its pages cannot overlap and a record deleted while the list was read could hide another. Run the node again to read the list anew [item 0]',
 		]);
 	});
 });

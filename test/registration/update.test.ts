@@ -78,22 +78,22 @@ describe('registration: Update', () => {
 	});
 
 	test.each([
-		[{ registrationId: '  ', updateFields: { productName: 'X' } }, 'The Registration ID of item 0 is empty'],
+		[{ registrationId: '  ', updateFields: { productName: 'X' } }, "The 'Registration' ID is empty [item 0]"],
 		[
 			{ registrationId: '..', updateFields: { productName: 'X' } },
-			'The Registration ID of item 0 cannot be sent in a URL path: ".." is read as a folder step',
+			`The 'Registration' ID cannot be sent in a URL path: ".." is read as a folder step [item 0]`,
 		],
 		[
 			{ registrationId: 'R1', updateFields: {} },
-			'Nothing to update for item 0: add at least one field under Update Fields',
+			"Nothing to update: add at least one field under 'Update Fields' [item 0]",
 		],
 		[
 			{ registrationId: 'R1', updateFields: { customerEmail: 'nope' } },
-			'The Customer Email of item 0 is not an email address: "nope"',
+			`The 'Customer Email' is not an email address: "nope" [item 0]`,
 		],
 		[
 			{ registrationId: 'R1', updateFields: { extraFieldsJson: '"text"' } },
-			'The Extra Fields (JSON) of item 0 must be a JSON object like {"greetings": "hi"}, not "\\"text\\""',
+			`The 'Extra Fields (JSON)' must be a JSON object like {"greetings": "hi"}, not "\\"text\\"" [item 0]`,
 		],
 	])('bad input %j is refused before anything is sent', async (parameters, message) => {
 		const result = await runNode({
@@ -153,7 +153,7 @@ describe('registration: Update with files', () => {
 		});
 
 		expect(errorOf(result)).toEqual({
-			message: expect.stringMatching(/^The file in binary field "data" of item 0 could not be uploaded/),
+			message: expect.stringMatching(/^The file in the binary field 'data' could not be uploaded, .* \[item 0\]$/),
 			itemIndex: 0,
 		});
 		expect(sandbox().requestsTo('PUT', `/api/registrations/${id}`)).toHaveLength(0);

@@ -59,19 +59,19 @@ describe('registration: Change Status', () => {
 	});
 
 	test.each([
-		[{ status: '={{ $json.missing }}' }, 'The Status of item 0 is empty'],
+		[{ status: '={{ $json.missing }}' }, "The 'Status' is empty [item 0]"],
 		[
 			{ status: 'ok', additionalFields: { assetsJson: '{ "name": "a" }' } },
-			'The Assets (JSON) of item 0 must be a JSON array, not "{ \\"name\\": \\"a\\" }"',
+			`The 'Assets (JSON)' must be a JSON array, not "{ \\"name\\": \\"a\\" }" [item 0]`,
 		],
-		[{ status: 'ok', additionalFields: { assetsJson: '[{ "name": "a" }]' } }, 'The Asset 1 URL of item 0 is empty'],
+		[{ status: 'ok', additionalFields: { assetsJson: '[{ "name": "a" }]' } }, 'The url of asset 1 is empty [item 0]'],
 		[
 			{ status: 'ok', additionalFields: { assets: { asset: [{ name: '', url: 'https://x.example/a' }] } } },
-			'The Asset 1 name of item 0 is empty',
+			'The name of asset 1 is empty [item 0]',
 		],
 		[
 			{ status: 'ok', additionalFields: { assetsJson: '["receipt.pdf"]' } },
-			'The Asset 1 of item 0 must be an object with name and url',
+			'The asset 1 must be an object with a name and a url [item 0]',
 		],
 	])('bad input %j is refused before anything is sent', async (parameters, message) => {
 		const result = await runNode({

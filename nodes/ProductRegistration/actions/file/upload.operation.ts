@@ -50,7 +50,7 @@ export const runs = 'perItem';
 /** Uploads the item's file and returns its final address, ready to attach to a status as an asset URL. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const input = new ItemInput(this, itemIndex);
-	const binaryPropertyName = input.parameter('binaryPropertyName', 'Input Binary Field', requiredText);
+	const binaryPropertyName = input.parameter('binaryPropertyName', "'Input Binary Field'", requiredText);
 	const options = input.collection('options');
 	const prepared = prepareUpload.call(this, input, binaryPropertyName, {
 		fileName: options.fileName as string | undefined,

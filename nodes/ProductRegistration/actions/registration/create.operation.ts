@@ -172,7 +172,7 @@ function valuesFromInput(input: ItemInput): RegistrationValues {
 	const { matched, unmatched } = inputFields(input, registrationMapping);
 	const nested = matched.customer;
 	if (nested !== undefined && (nested === null || typeof nested !== 'object' || Array.isArray(nested))) {
-		throw input.error(`The customer field of item ${input.itemIndex} must be an object with the customer's details`);
+		throw input.error("The item's 'customer' field must be an object with the customer's details");
 	}
 	const customer: IDataObject = nested ? { ...customerMapping.match(nested as IDataObject).matched } : {};
 	for (const field of Object.keys(CUSTOMER_ALIASES)) {
@@ -200,7 +200,7 @@ function registrationEntry(this: IExecuteFunctions, itemIndex: number): IDataObj
 		...readExtraFields(input, values.extra),
 		...readCoreFields(input, values.core, REQUIRED_FIELDS, values.parameterPath),
 	};
-	const formSlug = input.convert(values.formSlug, 'Form Slug', optionalText);
+	const formSlug = input.convert(values.formSlug, "'Form'", optionalText);
 	if (formSlug !== undefined) registration.type = formSlug;
 	const customer = readCustomer(input, values.customer);
 	if (customer !== undefined) registration.customer = customer;

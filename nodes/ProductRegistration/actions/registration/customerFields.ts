@@ -76,13 +76,13 @@ export function readCustomer(input: ItemInput, details: IDataObject | undefined)
 	if (id !== undefined && id !== '' && id !== 0 && id !== null) {
 		const numericId = Number(id);
 		if (!Number.isInteger(numericId) || numericId < 1) {
-			throw input.error(`The Customer ID of item ${input.itemIndex} is not a customer ID: ${JSON.stringify(id)}`);
+			throw input.error(`The 'Customer ID' is not a customer ID: ${JSON.stringify(id)}`);
 		}
 		customer.id = numericId;
 	}
 	for (const [name, label] of Object.entries(CUSTOMER_LABELS)) {
 		if (name === 'id') continue;
-		const value = input.convert(details[name], label, optionalText);
+		const value = input.convert(details[name], `'${label}'`, optionalText);
 		if (value !== undefined) customer[name === 'state' ? 'State' : name] = value;
 	}
 	return Object.keys(customer).length === 0 ? undefined : customer;

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { ItemInput } from '../../input/itemInput';
+import { forItem, ItemInput } from '../../input/itemInput';
 import { booleanValue, locatorValue, optionalEmail, optionalText, wholeNumber } from '../../helpers/values';
 import { requestFor } from '../../input/runOptions';
 import { registrationsList } from '../../../shared/registrations';
@@ -84,20 +84,20 @@ export const answers = 'registrations';
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<RecordList> {
 	const input = new ItemInput(this, itemIndex);
 	// A model never gets a whole list: Return All is not offered to it (see the tool's Limit).
-	const returnAll = !input.asTool && input.parameter('returnAll', 'Return All', booleanValue);
+	const returnAll = !input.asTool && input.parameter('returnAll', "'Return All'", booleanValue);
 	const filters = input.collection('filters');
 
 	const qs: IDataObject = {};
-	const email = input.convert(filters.email, 'Customer Email filter', optionalEmail, 'filters.email');
+	const email = input.convert(filters.email, "'Customer Email' filter", optionalEmail, 'filters.email');
 	if (email !== undefined) qs.email = email;
-	const customerId = input.convert(filters.customerId, 'Customer ID filter', optionalText, 'filters.customerId');
+	const customerId = input.convert(filters.customerId, "'Customer ID' filter", optionalText, 'filters.customerId');
 	// 0 was this filter's default before 0.2, when it was a number field: it means no filter.
 	if (customerId !== undefined && customerId !== '0') qs.customerId = customerId;
-	const formSlug = input.convert(locatorValue(filters.formSlug), 'Form filter', optionalText, 'filters.formSlug');
+	const formSlug = input.convert(locatorValue(filters.formSlug), "'Form' filter", optionalText, 'filters.formSlug');
 	if (formSlug !== undefined) qs.formSlug = formSlug;
 	const limit = returnAll
 		? undefined
-		: input.parameter('limit', 'Limit', wholeNumber(1, input.asTool ? MOST_LISTED_FOR_MODEL : Infinity));
+		: input.parameter('limit', "'Limit'", wholeNumber(1, input.asTool ? MOST_LISTED_FOR_MODEL : Infinity));
 
 	// For a model, one record more than it is shown says whether there are more where the service gives no total.
 	const list = await readList.call(
@@ -108,7 +108,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	);
 	if (list.gap !== undefined) {
 		this.addExecutionHints({
-			message: `Item ${itemIndex}: the list of registrations may be incomplete: ${list.gap}. Run the node again to read the list anew.`,
+			message: forItem(
+				`The list of registrations may be incomplete: ${list.gap}. Run the node again to read the list anew`,
+				itemIndex,
+			),
 			type: 'warning',
 			location: 'outputPane',
 		});

@@ -185,9 +185,9 @@ export function readCoreFields(
 	for (const { property, convert } of STANDARD_FIELDS) {
 		const { name: key, displayName: label } = property;
 		const path = parameterPath?.(key);
-		const value = input.convert(values[key], label, convert, path);
+		const value = input.convert(values[key], `'${label}'`, convert, path);
 		if (value === undefined) {
-			if (required.includes(key)) input.convert(undefined, label, requiredText, path);
+			if (required.includes(key)) input.convert(undefined, `'${label}'`, requiredText, path);
 			continue;
 		}
 		fields[key] = value as IDataObject[string];
@@ -197,17 +197,17 @@ export function readCoreFields(
 
 /** Extra form fields from the name/value rows and the JSON object, merged (rows win). */
 export function readExtraFields(input: ItemInput, values: IDataObject): IDataObject {
-	const fromJson = input.convert(values.extraFieldsJson, 'Extra Fields (JSON)', optionalJsonObject) ?? {};
+	const fromJson = input.convert(values.extraFieldsJson, "'Extra Fields (JSON)'", optionalJsonObject) ?? {};
 	const rows = ((values.extraFields as IDataObject | undefined)?.field as IDataObject[] | undefined) ?? [];
 	const extra: IDataObject = { ...fromJson };
 	rows.forEach((row, rowIndex) => {
-		const name = input.convert(row.name, `Extra Field name in row ${rowIndex + 1}`, requiredText);
+		const name = input.convert(row.name, `name in row ${rowIndex + 1} of 'Extra Fields'`, requiredText);
 		extra[name] = row.value as IDataObject[string];
 	});
 	for (const name of Object.keys(extra)) {
 		if (isReservedKey(name)) {
 			throw input.error(
-				`The extra field "${name}" of item ${input.itemIndex} has the name of a standard field; set it with its own parameter instead`,
+				`The extra field '${name}' has the name of a standard field; set it with its own parameter instead`,
 			);
 		}
 	}
@@ -257,7 +257,7 @@ export const BY_REGISTRATION_ID =
 	'found by its id (the id that registering a product or finding registrations answers with)';
 
 export function readRegistrationId(input: ItemInput): string {
-	return input.parameter('registrationId', 'Registration ID', pathSegmentText, { extractValue: true });
+	return input.parameter('registrationId', "'Registration' ID", pathSegmentText, { extractValue: true });
 }
 
 /**

@@ -70,7 +70,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		throw input.error(
 			input.asTool
 				? 'Nothing to update: give at least one of the details to change'
-				: `Nothing to update for item ${itemIndex}: add at least one field under Update Fields`,
+				: "Nothing to update: add at least one field under 'Update Fields'",
 		);
 	}
 

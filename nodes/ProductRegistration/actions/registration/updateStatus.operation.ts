@@ -120,16 +120,16 @@ export const description = displayFor('registration', 'updateStatus', [
 /** The assets to attach: the name/url rows, then the JSON array; each needs a name and a url. */
 function readAssets(input: ItemInput, additional: IDataObject): IDataObject[] {
 	const rows = ((additional.assets as IDataObject | undefined)?.asset as unknown[] | undefined) ?? [];
-	const fromJson = input.convert(additional.assetsJson, 'Assets (JSON)', optionalJsonArray) ?? [];
+	const fromJson = input.convert(additional.assetsJson, "'Assets (JSON)'", optionalJsonArray) ?? [];
 	return [...rows, ...fromJson].map((asset, index) => {
-		const label = `Asset ${index + 1}`;
+		const which = `asset ${index + 1}`;
 		if (asset === null || typeof asset !== 'object' || Array.isArray(asset)) {
-			throw input.error(`The ${label} of item ${input.itemIndex} must be an object with name and url`);
+			throw input.error(`The ${which} must be an object with a name and a url`);
 		}
 		const { name, url } = asset as IDataObject;
 		return {
-			name: input.convert(name, `${label} name`, requiredText),
-			url: input.convert(url, `${label} URL`, requiredText),
+			name: input.convert(name, `name of ${which}`, requiredText),
+			url: input.convert(url, `url of ${which}`, requiredText),
 		};
 	});
 }
@@ -142,14 +142,14 @@ export const answers = 'registrations';
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const input = new ItemInput(this, itemIndex);
 	const registrationId = readRegistrationId(input);
-	const status = input.parameter('status', 'Status', requiredText);
-	const isPublic = input.parameter('isPublic', 'Visible to Customer', booleanValue);
+	const status = input.parameter('status', "'Status'", requiredText);
+	const isPublic = input.parameter('isPublic', "'Visible to Customer'", booleanValue);
 	const additional = input.collection('additionalFields');
 	const body: IDataObject = { status, isPublic };
-	const note = input.convert(additional.note, 'Note', optionalText, 'additionalFields.note');
+	const note = input.convert(additional.note, "'Note'", optionalText, 'additionalFields.note');
 	if (note !== undefined) body.note = note;
 	const assets = readAssets(input, additional);
-	const files = (input.convert(additional.binaryAssets, 'Files to Upload and Attach', optionalTextList) ?? []).map(
+	const files = (input.convert(additional.binaryAssets, "'Files to Upload and Attach'", optionalTextList) ?? []).map(
 		(binaryPropertyName) => prepareUpload.call(this, input, binaryPropertyName),
 	);
 	// Uploaded one after another, only once every value of the item (every file included) has been checked.

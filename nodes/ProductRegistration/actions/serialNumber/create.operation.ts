@@ -82,11 +82,11 @@ function serialNumberEntry(this: IExecuteFunctions, itemIndex: number): IDataObj
 	// Where each value sits among the node's parameters, when it was read from them.
 	const path = (key: string) => (mappedAutomatically ? undefined : key);
 	const entry: IDataObject = {
-		serialNumber: input.convert(values.serialNumber, LABELS.serialNumber, requiredText, path('serialNumber')),
+		serialNumber: input.convert(values.serialNumber, `'${LABELS.serialNumber}'`, requiredText, path('serialNumber')),
 	};
-	const sku = input.convert(values.sku, LABELS.sku, optionalText, path('sku'));
+	const sku = input.convert(values.sku, `'${LABELS.sku}'`, optionalText, path('sku'));
 	if (sku !== undefined) entry.sku = sku;
-	const tags = input.convert(values.customerTags, LABELS.customerTags, optionalTextList, path('customerTags'));
+	const tags = input.convert(values.customerTags, `'${LABELS.customerTags}'`, optionalTextList, path('customerTags'));
 	if (tags !== undefined) entry.customerTags = tags.join(',');
 	return entry;
 }

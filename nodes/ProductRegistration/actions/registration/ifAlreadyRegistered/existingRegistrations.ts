@@ -12,6 +12,7 @@ import {
 import { PagedList, readList } from '../../../../shared/transport/pagedList';
 import type { PendingEntry } from '../../operation';
 import { DEFAULT_CONCURRENCY, requestFor } from '../../../input/runOptions';
+import { forItem } from '../../../input/itemInput';
 
 /**
  * What the service holds already, for If Already Registered and for a create whose answer was lost. A registration
@@ -79,7 +80,10 @@ function groupedBy<K, V>(values: V[], keyOf: (value: V) => K): Map<K, V[]> {
 }
 
 function unreadable(context: IExecuteFunctions, what: string, why: string, itemIndex: number): NodeApiError {
-	const message = `The service's list of ${what} could not be read (${why}), so it is not known whether item ${itemIndex} is registered already; nothing was sent for it`;
+	const message = forItem(
+		`The service's list of ${what} could not be read (${why}), so it is not known whether the item is registered already; nothing was sent for it`,
+		itemIndex,
+	);
 	return new NodeApiError(context.getNode(), { message }, { message, itemIndex });
 }
 

@@ -5,6 +5,7 @@ import { runConcurrently } from '../../../helpers/concurrency';
 import { sameRegistration } from '../../../../shared/registrations';
 import type { IfAlreadyRegistered } from '../../../input/runOptions';
 import { CREATE_ANYWAY, DEFAULT_CONCURRENCY, requestFor, SKIP, UPDATE } from '../../../input/runOptions';
+import { forItem } from '../../../input/itemInput';
 import { serviceRequest } from '../../../../shared/transport/serviceRequest';
 import type { EntryOutcome, PendingEntry } from '../../operation';
 import { CORE_KEYS, registrationTarget } from '../registrationFields';
@@ -140,7 +141,10 @@ export async function decideIfAlreadyRegistered(
 		if (same === undefined) {
 			// Not in a list that came back short: it may be among what is missing, so it is not created blindly.
 			if (listed.incomplete !== undefined) {
-				const message = `${listed.incomplete}, so it is not known whether item ${itemIndex} is registered already; nothing was sent for it. Run it again.`;
+				const message = forItem(
+					`${listed.incomplete}, so it is not known whether the item is registered already; nothing was sent for it. Run it again`,
+					itemIndex,
+				);
 				decisions[position] = {
 					kind: 'fail',
 					error: new NodeApiError(this.getNode(), { message }, { message, itemIndex }),
@@ -151,7 +155,10 @@ export async function decideIfAlreadyRegistered(
 		if (mode === SKIP || (!hasFiles(entry) && holdsAlready(updateOf(entry), same.record))) {
 			decisions[position] = { kind: 'skip', record: same.record };
 		} else if (same.listed.id === undefined) {
-			const message = `The service lists a registration for item ${itemIndex} but without an id, so it cannot be updated`;
+			const message = forItem(
+				'The service lists a registration for the item but without an id, so it cannot be updated',
+				itemIndex,
+			);
 			decisions[position] = {
 				kind: 'fail',
 				error: new NodeApiError(this.getNode(), { message }, { message, itemIndex }),
