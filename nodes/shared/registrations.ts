@@ -5,7 +5,7 @@ import type { ListRequest } from './transport/pagedList';
 /**
  * The registrations list, as both nodes read it: the one request for it, and what is read of a registration it
  * lists. The list answer's item shape is not documented: the fields are read under the names the API takes on
- * creation, and whatever is missing stays undefined. Each key that decides what the nodes do — the id, the e-mail,
+ * creation, and whatever is missing stays undefined. Each key that decides what the nodes do — the id, the email,
  * `createdAt` — is read by one function here, and nowhere else.
  */
 
@@ -57,7 +57,7 @@ export function isEmail(value: string): boolean {
 	return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
 }
 
-/** The customer e-mail as listed (e-mail addresses are compared without case). */
+/** The customer email as listed (email addresses are compared without case). */
 export function customerEmailOf(record: IDataObject): string | undefined {
 	return text(record.customerEmail);
 }
@@ -126,7 +126,7 @@ export function comparableProductName(name: string): string {
 
 /**
  * Whether two registrations are the same one, by the rule of If Already Registered: the same product name and — when
- * both have serial numbers — at least one serial number in common. (The e-mail is matched by the lookup.)
+ * both have serial numbers — at least one serial number in common. (The email is matched by the lookup.)
  */
 export function sameRegistration(
 	a: { productName?: string; serialNumbers?: string[] },

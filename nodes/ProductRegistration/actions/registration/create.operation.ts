@@ -135,7 +135,7 @@ const properties: INodeProperties[] = [
 
 export const description = displayFor('registration', 'create', [
 	toolDescriptionProperty(
-		"Register a product for a customer in the shop's product-registration app. Needs the product's name and the customer's e-mail address; the customer's name, the serial numbers (comma-separated) and the purchase date (YYYY-MM-DD) may be left out. Answers with the new registration: its id (what changing its status needs), product, customer, serial numbers, purchase date, status and form.",
+		"Register a product for a customer in the shop's product-registration app. Needs the product's name and the customer's email address; the customer's name, the serial numbers (comma-separated) and the purchase date (YYYY-MM-DD) may be left out. Answers with the new registration: its id (what changing its status needs), product, customer, serial numbers, purchase date, status and form.",
 	),
 	...filledByModelAsTool(properties, coreFieldArguments(REQUIRED_FIELDS, 'Leave out when not known.')),
 	toolAnswerProperty,

@@ -61,7 +61,7 @@ const properties: INodeProperties[] = [
 
 export const description = displayFor('registration', 'getAll', [
 	toolDescriptionProperty(
-		`Find registrations of products in the shop's product-registration app, e.g. every registration of one customer by e-mail address. Answers with a summary saying how many match and how many are shown (at most Limit: 50 unless given, up to ${MOST_LISTED_FOR_MODEL}), and each registration's id, product, customer, serial numbers, purchase date, status (Requested, Processing, Confirmed or Unqualified) and form. A registration's id is what changing its status needs.`,
+		`Find registrations of products in the shop's product-registration app, e.g. every registration of one customer by email address. Answers with a summary saying how many match and how many are shown (at most Limit: 50 unless given, up to ${MOST_LISTED_FOR_MODEL}), and each registration's id, product, customer, serial numbers, purchase date, status (Requested, Processing, Confirmed or Unqualified) and form. A registration's id is what changing its status needs.`,
 	),
 	...filledByModelAsTool(properties, {
 		limit: {
@@ -70,7 +70,7 @@ export const description = displayFor('registration', 'getAll', [
 		},
 		'filters.email': {
 			description:
-				'Only the registrations made with this customer e-mail address, e.g. ann.lee@example.com. Leave out to find registrations of every customer.',
+				'Only the registrations made with this customer email address, e.g. ann.lee@example.com. Leave out to find registrations of every customer.',
 			whenLeftOut: '',
 		},
 	}),

@@ -48,7 +48,7 @@ const STANDARD_FIELDS: Array<{
 		},
 		convert: optionalEmail,
 		aliases: ['Email', 'E-mail', 'Email Address'],
-		forModel: "The customer's e-mail address, e.g. ann.lee@example.com.",
+		forModel: "The customer's email address, e.g. ann.lee@example.com.",
 	},
 	{
 		property: {
@@ -218,7 +218,7 @@ export function readExtraFields(input: ItemInput, values: IDataObject): IDataObj
 export const SEARCH_REGISTRATIONS = 'searchRegistrations';
 
 /**
- * The registration an operation acts on: picked from a list searched by customer e-mail, or given by ID (typed or
+ * The registration an operation acts on: picked from a list searched by customer email, or given by ID (typed or
  * mapped). Workflows saved with a plain string or expression here keep working: such a value is read as the ID.
  */
 export const registrationIdProperty: INodeProperties = {

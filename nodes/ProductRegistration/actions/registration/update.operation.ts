@@ -36,7 +36,7 @@ const properties: INodeProperties[] = [
 
 export const description = displayFor('registration', 'update', [
 	toolDescriptionProperty(
-		`Change the details of one registration in the shop's product-registration app, ${BY_REGISTRATION_ID}: its product name, customer e-mail address, customer name, serial numbers or purchase date. Give only what changes; what is left out stays as it is. Answers with the registration as changed.`,
+		`Change the details of one registration in the shop's product-registration app, ${BY_REGISTRATION_ID}: its product name, customer email address, customer name, serial numbers or purchase date. Give only what changes; what is left out stays as it is. Answers with the registration as changed.`,
 	),
 	...filledByModelAsTool(properties, {
 		registrationId: registrationIdArgument,

@@ -15,7 +15,7 @@ import { asRegistration, customerKey, findExisting, findSame } from './existingR
 
 /**
  * If Already Registered (Registration → Create): a scheduled import of the same sheet registers nothing twice. Before
- * anything is created, what the service holds for the run's customers is read (existingRegistrations.ts: per e-mail,
+ * anything is created, what the service holds for the run's customers is read (existingRegistrations.ts: per email,
  * or one listing of the form, whichever takes fewer requests); an item whose registration is listed there (same
  * product name, and a serial number in common when both have serial numbers) is skipped or updated, and of items of
  * the run that match each other only the first is handled. A create whose answer is lost is resolved by the same
@@ -45,7 +45,7 @@ export const ifExistsOption: INodeProperties = {
 	],
 	default: CREATE_ANYWAY,
 	description:
-		'A registration already exists when the service lists one for the customer e-mail with the same product name (case and spaces ignored) and, when both have serial numbers, a serial number in common. With Skip or Update every output item says its outcome: created, skipped or updated.',
+		'A registration already exists when the service lists one for the customer email with the same product name (case and spaces ignored) and, when both have serial numbers, a serial number in common. With Skip or Update every output item says its outcome: created, skipped or updated.',
 };
 
 /** The body of Update for an entry of Create: its standard fields, and its extra form fields under `fields`. */
