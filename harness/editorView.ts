@@ -336,3 +336,16 @@ export function unsortedCollections(description: INodeTypeDescription): string[]
 				`${at}: ${(property.options as INodeProperties[]).map((option) => option.displayName).join(', ')}`,
 		);
 }
+
+/**
+ * Every placeholder the editor shows, a resource locator mode's included, as `path: placeholder`: the greyed text in
+ * an empty field, or on a collection's "Add ..." button.
+ */
+export function placeholders(properties: INodeProperties[]): string[] {
+	return everyProperty(properties).flatMap(({ property, at }) => [
+		...(property.placeholder === undefined ? [] : [`${at}: ${property.placeholder}`]),
+		...(property.modes ?? []).flatMap((mode) =>
+			mode.placeholder === undefined ? [] : [`${at} (${mode.name}): ${mode.placeholder}`],
+		),
+	]);
+}

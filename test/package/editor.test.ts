@@ -17,6 +17,7 @@ import {
 	offeredOperations,
 	offeredValues,
 	parameterIssues,
+	placeholders,
 	shownProperties,
 	unsortedCollections,
 	unsupportedValues,
@@ -262,6 +263,20 @@ describe('the editor: the description itself', () => {
 		expect(defaultTypeProblems(built.trigger().description)).toEqual([]);
 		expect(defaultTypeProblems(built.pollTrigger().description)).toEqual([]);
 		expect(defaultTypeProblems({ ...description, properties: built.credential().properties })).toEqual([]);
+	});
+
+	test('every placeholder that shows an example value starts with "e.g." (n8n\'s UX guidelines); the others name a button or a list', () => {
+		const all = [
+			...placeholders(description.properties),
+			...placeholders(built.trigger().description.properties),
+			...placeholders(built.pollTrigger().description.properties),
+			...placeholders(built.credential().properties),
+		];
+		const examples = all.filter((entry) => !/: (Add [A-Z][a-z]+( [A-Z][a-z]+)*|Select an? [a-z]+\.\.\.)$/.test(entry));
+
+		expect(all.length).toBeGreaterThan(examples.length);
+		expect(examples.length).toBeGreaterThan(20);
+		expect(examples.filter((entry) => !/: e\.g\. \S/.test(entry))).toEqual([]);
 	});
 
 	test('the checks catch a misspelt operation, a parameter that can never show, and a default of the wrong type', () => {

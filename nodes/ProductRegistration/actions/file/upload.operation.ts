@@ -23,7 +23,7 @@ const properties: INodeProperties[] = [
 			name: 'fileName',
 			type: 'string',
 			default: '',
-			placeholder: 'receipt-1001.pdf',
+			placeholder: 'e.g. receipt-1001.pdf',
 			description: "Name to store the file under, instead of the binary's own file name",
 		},
 		{
@@ -31,7 +31,7 @@ const properties: INodeProperties[] = [
 			name: 'fileType',
 			type: 'string',
 			default: '',
-			placeholder: 'application/pdf',
+			placeholder: 'e.g. application/pdf',
 			description: "Media type to store the file as, instead of the binary's own",
 		},
 		concurrencyOption,

@@ -27,13 +27,13 @@ const CUSTOMER_FIELDS: Array<{ property: INodeProperties; aliases: string[] }> =
 	{ property: text('city', 'City'), aliases: ['Town'] },
 	{
 		property: text('state', 'State', {
-			placeholder: 'NY',
+			placeholder: 'e.g. NY',
 			description: 'State or region. Sent to the service under the key "State" (capital S), as its API expects.',
 		}),
 		aliases: ['Region', 'Province'],
 	},
 	{
-		property: text('country', 'Country Code', { placeholder: 'US', description: 'Country code, e.g. US or DE' }),
+		property: text('country', 'Country Code', { placeholder: 'e.g. US', description: 'Country code, e.g. US or DE' }),
 		aliases: ['Country Code'],
 	},
 	{ property: text('postCode', 'Post Code'), aliases: ['Post Code', 'Zip', 'Zip Code', 'Postal Code'] },

@@ -41,7 +41,7 @@ const properties: INodeProperties[] = [
 				displayName: 'Customer Email',
 				name: 'email',
 				type: 'string',
-				placeholder: 'name@email.com',
+				placeholder: 'e.g. nathan@example.com',
 				default: '',
 				description: 'Only registrations made with this email address',
 			},

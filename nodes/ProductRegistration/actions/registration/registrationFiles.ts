@@ -45,7 +45,7 @@ export const filesProperty: INodeProperties = {
 					name: 'binaryPropertyName',
 					type: 'string',
 					default: 'data',
-					placeholder: 'Receipt',
+					placeholder: 'e.g. Receipt',
 					description: 'The binary field of the input item that holds the file',
 				},
 				{
@@ -53,7 +53,7 @@ export const filesProperty: INodeProperties = {
 					name: 'fieldName',
 					type: 'string',
 					default: '',
-					placeholder: 'receipt',
+					placeholder: 'e.g. receipt',
 					description:
 						"The key of the form field that receives the file's URL, as in the form's design. Empty: the binary field's own name.",
 				},

@@ -56,13 +56,13 @@ const properties: INodeProperties[] = [
 						displayName: 'Asset',
 						name: 'asset',
 						values: [
-							{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'receipt.pdf' },
+							{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. receipt.pdf' },
 							{
 								displayName: 'URL',
 								name: 'url',
 								type: 'string',
 								default: '',
-								placeholder: 'https://files.example.com/receipt.pdf',
+								placeholder: 'e.g. https://files.example.com/receipt.pdf',
 							},
 						],
 					},
@@ -73,7 +73,7 @@ const properties: INodeProperties[] = [
 				name: 'assetsJson',
 				type: 'json',
 				default: '',
-				placeholder: '[{ "name": "receipt.pdf", "url": "https://..." }]',
+				placeholder: 'e.g. [{ "name": "receipt.pdf", "url": "https://..." }]',
 				description: 'Assets as a JSON array of objects with a name and a URL, added after the Assets rows',
 			},
 			{
@@ -81,7 +81,7 @@ const properties: INodeProperties[] = [
 				name: 'binaryAssets',
 				type: 'string',
 				default: '',
-				placeholder: 'data, photo',
+				placeholder: 'e.g. data, photo',
 				description:
 					'Binary fields of the input item (comma-separated) to upload first and attach as assets, named by their file names. Added after the other assets.',
 			},

@@ -38,7 +38,7 @@ const properties: INodeProperties[] = [
 			name: 'sku',
 			type: 'string',
 			default: '',
-			placeholder: 'KETTLE-K1',
+			placeholder: 'e.g. KETTLE-K1',
 			description: 'Stock keeping unit of the product this serial number belongs to',
 		},
 		{
@@ -46,7 +46,7 @@ const properties: INodeProperties[] = [
 			name: 'customerTags',
 			type: 'string',
 			default: '',
-			placeholder: 'kettle, vip',
+			placeholder: 'e.g. kettle, vip',
 			description:
 				'Tags given to the customer who registers this serial number: comma-separated text, or a list from an expression',
 		},
