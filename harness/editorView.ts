@@ -349,3 +349,24 @@ export function placeholders(properties: INodeProperties[]): string[] {
 		),
 	]);
 }
+
+/**
+ * Tooltips longer than `most` words, as `path: N words`: the descriptions of parameters, of collection options and of
+ * dropdown values. A notice's text is an info box, not a tooltip; a tool's description is written for a model.
+ */
+export function longTooltips(properties: INodeProperties[], most: number): string[] {
+	const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+	return everyProperty(properties).flatMap(({ property, at }) => {
+		if (property.type === 'notice' || property.name === 'toolDescription') return [];
+		const values = (property.type === 'options' || property.type === 'multiOptions' ? property.options : []) as
+			| INodePropertyOptions[]
+			| undefined;
+		const tooltips = [
+			{ where: at, text: property.description },
+			...(values ?? []).map((option) => ({ where: `${at} = ${String(option.value)}`, text: option.description })),
+		];
+		return tooltips
+			.filter(({ text }) => text !== undefined && words(text) > most)
+			.map(({ where, text }) => `${where}: ${words(text!)} words`);
+	});
+}

@@ -18,6 +18,7 @@ import {
 	offeredValues,
 	parameterIssues,
 	placeholders,
+	longTooltips,
 	shownProperties,
 	unsortedCollections,
 	unsupportedValues,
@@ -277,6 +278,18 @@ describe('the editor: the description itself', () => {
 		expect(all.length).toBeGreaterThan(examples.length);
 		expect(examples.length).toBeGreaterThan(20);
 		expect(examples.filter((entry) => !/: e\.g\. \S/.test(entry))).toEqual([]);
+	});
+
+	test('every tooltip is short, at most 40 words (the rest is in the README): parameters, options and dropdown values', () => {
+		for (const properties of [
+			description.properties,
+			built.trigger().description.properties,
+			built.pollTrigger().description.properties,
+			built.credential().properties,
+		]) {
+			expect(longTooltips(properties, 40)).toEqual([]);
+		}
+		expect(longTooltips(description.properties, 35)).not.toEqual([]);
 	});
 
 	test('the checks catch a misspelt operation, a parameter that can never show, and a default of the wrong type', () => {

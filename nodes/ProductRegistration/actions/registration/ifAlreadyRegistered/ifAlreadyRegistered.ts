@@ -45,7 +45,7 @@ export const ifExistsOption: INodeProperties = {
 	],
 	default: CREATE_ANYWAY,
 	description:
-		'A registration already exists when the service lists one for the customer email with the same product name (case and spaces ignored) and, when both have serial numbers, a serial number in common. With Skip or Update every output item says its outcome: created, skipped or updated.',
+		'A registration exists when the service lists one for the customer email with the same product name (case and spaces ignored) and, if both have serial numbers, one in common. With Skip or Update each item says its outcome.',
 };
 
 /** The body of Update for an entry of Create: its standard fields, and its extra form fields under `fields`. */
