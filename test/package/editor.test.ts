@@ -223,8 +223,10 @@ describe('the editor: the poll trigger', () => {
 		expect(pollDescription.displayName).not.toBe(built.trigger().description.displayName);
 	});
 
-	test('offers the event New Registration and a Form picked From List or By Slug, searched with a method it has', () => {
+	test('offers Trigger On: New Registration, and a Form picked From List or By Slug, searched with a method it has', () => {
 		expect(offeredValues(pollDescription, fresh, 'event')).toEqual(['newRegistration']);
+		// n8n's name for a trigger's event: "Trigger On"; the saved name stays `event`.
+		expect(pollDescription.properties.find((property) => property.name === 'event')?.displayName).toBe('Trigger On');
 		const form = pollDescription.properties.find((property) => property.name === 'formSlug')!;
 		expect(form.type).toBe('resourceLocator');
 		expect(form.modes?.map((mode) => mode.name)).toEqual(['list', 'id']);
