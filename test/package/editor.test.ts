@@ -19,9 +19,11 @@ import {
 	parameterIssues,
 	placeholders,
 	longTooltips,
+	newestVersion,
 	shownProperties,
 	unsortedCollections,
 	unsupportedValues,
+	versionsOf,
 } from '../../harness/editorView';
 import { asToolType } from '../../harness/toolType';
 import { runNode } from '../../harness/workflowRunner';
@@ -56,7 +58,7 @@ const FILLED: INodeParameters = {
 	productName: 'Kettle K1',
 	registrationId: { __rl: true, mode: 'id', value: 'R000001' },
 	serialNumber: 'KT-1',
-	status: 'approved',
+	status: 'Confirmed',
 };
 
 const node = built.node();
@@ -122,30 +124,40 @@ describe('the editor: choosing what to do', () => {
 	});
 });
 
-describe.each(operations)('the editor: $resource → $operation', ({ resource, operation }) => {
-	const fresh = editorParameters(description, { resource, operation });
-	const key = `${resource}.${operation}`;
+/** Each operation in each version of the node: a node keeps the version it was added with. */
+const operationsInEachVersion = operations.flatMap((entry) =>
+	versionsOf(description).map((typeVersion) => ({ ...entry, typeVersion })),
+);
 
-	test('a fresh node stores only values the editor offers', () => {
-		expect(unsupportedValues(description.properties, fresh, description)).toEqual([]);
-	});
+describe.each(operationsInEachVersion)(
+	'the editor: $resource → $operation, version $typeVersion',
+	({ resource, operation, typeVersion }) => {
+		const fresh = editorParameters(description, { resource, operation }, typeVersion);
+		const key = `${resource}.${operation}`;
 
-	test('the parameters it cannot run without are marked required, and flagged until filled', () => {
-		const shown = shownProperties(description, fresh);
-		const required = shown.filter((property) => property.required).map((property) => property.name);
-		const isEmpty = (value: unknown) => value === '' || (value as { value?: unknown })?.value === '';
-		const expected = REQUIRED[key];
-		expect(expected).toBeDefined();
-		const emptyByDefault = expected.filter((name) =>
-			isEmpty(shown.find((property) => property.name === name)?.default),
-		);
+		test('a fresh node stores only values the editor offers', () => {
+			expect(unsupportedValues(description.properties, fresh, description, typeVersion)).toEqual([]);
+		});
 
-		expect(required.sort()).toEqual(expected);
-		expect(parameterIssues(description, { parameters: { resource, operation } })).toEqual(emptyByDefault);
-		const filled = Object.fromEntries(expected.map((name) => [name, FILLED[name] ?? 'filled']));
-		expect(parameterIssues(description, { parameters: { resource, operation, ...filled } })).toEqual([]);
-	});
-});
+		test('the parameters it cannot run without are marked required, and flagged until filled', () => {
+			const shown = shownProperties(description, fresh, typeVersion);
+			const required = shown.filter((property) => property.required).map((property) => property.name);
+			const isEmpty = (value: unknown) => value === '' || (value as { value?: unknown })?.value === '';
+			const expected = REQUIRED[key];
+			expect(expected).toBeDefined();
+			const emptyByDefault = expected.filter((name) =>
+				isEmpty(shown.find((property) => property.name === name)?.default),
+			);
+
+			expect(required.sort()).toEqual(expected);
+			expect(parameterIssues(description, { typeVersion, parameters: { resource, operation } })).toEqual(
+				emptyByDefault,
+			);
+			const filled = Object.fromEntries(expected.map((name) => [name, FILLED[name] ?? 'filled']));
+			expect(parameterIssues(description, { typeVersion, parameters: { resource, operation, ...filled } })).toEqual([]);
+		});
+	},
+);
 
 describe('the editor: files of a registration', () => {
 	const create = { resource: 'registration', operation: 'create' };
@@ -206,8 +218,57 @@ describe('the editor: the form', () => {
 			filters: { formSlug: 'extended-warranty' },
 		};
 
-		expect(parameterIssues(description, { parameters: savedBy03 })).toEqual([]);
-		expect(unsupportedValues(description.properties, savedBy03, description)).toEqual([]);
+		expect(parameterIssues(description, { typeVersion: 1, parameters: savedBy03 })).toEqual([]);
+		expect(unsupportedValues(description.properties, savedBy03, description, 1)).toEqual([]);
+	});
+});
+
+describe('the editor: Status (Change Status)', () => {
+	const changeStatus = { resource: 'registration', operation: 'updateStatus', registrationId: FILLED.registrationId };
+	const statusShown = (parameters: INodeParameters, typeVersion: number) =>
+		shownProperties(description, parameters, typeVersion).find((property) => property.name === 'status')!;
+
+	test('a node added now (version 1.1) offers the four statuses the admin shows, Confirmed by default', () => {
+		expect(newestVersion(description)).toBe(1.1);
+		const fresh = editorParameters(description, changeStatus);
+		expect(offeredValues(description, fresh, 'status')).toEqual([
+			'Confirmed',
+			'Processing',
+			'Requested',
+			'Unqualified',
+		]);
+		expect(fresh.status).toBe('Confirmed');
+	});
+
+	test('a node saved before 0.6 (version 1) keeps its text field: a status typed there opens as it was, with no issue', () => {
+		const savedBy05 = { ...changeStatus, status: 'receipt received' };
+
+		expect(statusShown(savedBy05, 1).type).toBe('string');
+		expect(editorParameters(description, savedBy05, 1).status).toBe('receipt received');
+		expect(parameterIssues(description, { typeVersion: 1, parameters: savedBy05 })).toEqual([]);
+		expect(unsupportedValues(description.properties, savedBy05, description, 1)).toEqual([]);
+	});
+
+	test.each([
+		['an expression', '={{ $json.status }}'],
+		['a fixed expression', '=on hold'],
+		['a value saved outside the four (an imported or hand-written workflow)', 'on hold'],
+	])('version 1.1 takes %s as it is held, and the editor flags nothing', (_, status) => {
+		const saved = { ...changeStatus, status };
+
+		expect(statusShown(saved, 1.1).type).toBe('options');
+		expect(editorParameters(description, saved).status).toBe(status);
+		expect(parameterIssues(description, { parameters: saved })).toEqual([]);
+		expect(unsupportedValues(description.properties, saved, description)).toEqual([]);
+	});
+
+	test('the check sees a value outside the options: without allowArbitraryValues the editor would say it is not supported', () => {
+		const strict = structuredClone(description);
+		for (const property of strict.properties) delete property.allowArbitraryValues;
+
+		expect(unsupportedValues(strict.properties, { ...changeStatus, status: 'on hold' }, strict)).toEqual([
+			'status: "on hold" is not one of the offered values',
+		]);
 	});
 });
 
@@ -472,10 +533,10 @@ describe('the editor: the node used as a tool (Product Registration Tool)', () =
 			limit: "={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('Limit', ``, 'number') }}",
 			filters: { email: "={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('Customer_Email', ``, 'string') }}" },
 		};
-		const opened = editorParameters(toolDescription, savedBy04);
+		const opened = editorParameters(toolDescription, savedBy04, 1);
 
-		expect(parameterIssues(toolDescription, { parameters: savedBy04 })).toEqual([]);
-		expect(unsupportedValues(toolDescription.properties, savedBy04, toolDescription)).toEqual([]);
+		expect(parameterIssues(toolDescription, { typeVersion: 1, parameters: savedBy04 })).toEqual([]);
+		expect(unsupportedValues(toolDescription.properties, savedBy04, toolDescription, 1)).toEqual([]);
 		expect({ limit: opened.limit, filters: opened.filters }).toEqual({
 			limit: savedBy04.limit,
 			filters: savedBy04.filters,
@@ -514,10 +575,10 @@ describe.each(operations)('the editor: $resource → $operation used as a tool',
 		expect(unsupportedValues(toolDescription.properties, fresh, toolDescription)).toEqual([]);
 	});
 
-	test('the plain node stores exactly what a fresh node of 0.4 stored, and shows none of the tool fields', () => {
-		const stored = editorParameters(description, { resource, operation });
+	test('the plain node of version 1 stores exactly what a fresh node of 0.4 stored, and shows none of the tool fields', () => {
+		const stored = editorParameters(description, { resource, operation }, 1);
 		expect(stored).toEqual(STORED_BY_04[key]);
-		const shown = shownProperties(description, stored).map((property) => property.name);
+		const shown = shownProperties(description, stored, 1).map((property) => property.name);
 		expect(shown).not.toContain('toolDescription');
 		expect(shown).not.toContain('toolAnswer');
 	});
@@ -557,7 +618,12 @@ describe.each(examples)('examples/$file, opened in the editor', ({ workflow }) =
 			});
 			expect({
 				node: candidate.name,
-				unsupported: unsupportedValues(nodeDescription.properties, candidate.parameters, nodeDescription),
+				unsupported: unsupportedValues(
+					nodeDescription.properties,
+					candidate.parameters,
+					nodeDescription,
+					candidate.typeVersion,
+				),
 			}).toEqual({
 				node: candidate.name,
 				unsupported: [],

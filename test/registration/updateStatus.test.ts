@@ -106,6 +106,90 @@ describe('registration: Change Status', () => {
 	});
 });
 
+/**
+ * Status: a text field in nodes of version 1 (saved before 0.6), a dropdown of the admin's four statuses from 1.1. n8n
+ * sends an option's value as the workflow holds it (n8n-core checks no options value at run time), so what a saved
+ * workflow holds is sent as it is, on both lines.
+ */
+describe('registration: Change Status, Status in each version', () => {
+	const changeStatus = (status: string) => ({
+		resource: 'registration',
+		operation: 'updateStatus',
+		registrationId: '={{ $json.id }}',
+		status,
+	});
+	const sentStatuses = () =>
+		sandbox()
+			.requests.filter((request) => request.method === 'POST')
+			.map((request) => (request.body as { status: string }).status);
+
+	test('version 1 (saved before 0.6) sends the text it holds, a status the admin does not show included', async () => {
+		const ids = [seedRegistration(sandbox()), seedRegistration(sandbox())];
+
+		const result = await runNode({
+			parameters: changeStatus('receipt received'),
+			credentials: credentials(),
+			items: ids.map((id) => ({ json: { id } })),
+			typeVersion: 1,
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(sentStatuses()).toEqual(['receipt received', 'receipt received']);
+	});
+
+	test.each(['Confirmed', 'Processing', 'Requested', 'Unqualified'])(
+		'version 1.1 sends the status %s chosen in the dropdown as the admin spells it, as typing it into version 1 did',
+		async (status) => {
+			const id = seedRegistration(sandbox());
+
+			await runNode({ parameters: changeStatus(status), credentials: credentials(), items: [{ json: { id } }] });
+			await runNode({
+				parameters: changeStatus(status),
+				credentials: credentials(),
+				items: [{ json: { id } }],
+				typeVersion: 1.1,
+			});
+
+			expect(sentStatuses()).toEqual([status, status]);
+		},
+	);
+
+	test('version 1.1 sends any other status given by expression, and a plain value saved outside the four as it is held', async () => {
+		const id = seedRegistration(sandbox());
+		const items = [{ json: { id, status: 'on hold' } }];
+
+		const byExpression = await runNode({
+			parameters: changeStatus('={{ $json.status }}'),
+			credentials: credentials(),
+			items,
+			typeVersion: 1.1,
+		});
+		const heldAsIs = await runNode({
+			parameters: changeStatus('waiting for receipt'),
+			credentials: credentials(),
+			items,
+			typeVersion: 1.1,
+		});
+
+		expect([byExpression.error, heldAsIs.error]).toEqual([undefined, undefined]);
+		expect(sentStatuses()).toEqual(['on hold', 'waiting for receipt']);
+	});
+
+	test('version 1.1 without a status set sends the dropdown default, Confirmed', async () => {
+		const id = seedRegistration(sandbox());
+		const { status: _, ...withoutStatus } = changeStatus('');
+
+		await runNode({
+			parameters: withoutStatus,
+			credentials: credentials(),
+			items: [{ json: { id } }],
+			typeVersion: 1.1,
+		});
+
+		expect(sentStatuses()).toEqual(['Confirmed']);
+	});
+});
+
 describe('registration: Change Status with files', () => {
 	test('uploads each named binary field and attaches it as an asset after the name/url ones', async () => {
 		const {

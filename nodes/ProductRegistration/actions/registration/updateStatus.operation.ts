@@ -7,7 +7,7 @@ import { requestFor } from '../../input/runOptions';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { prepareUpload, upload } from '../file/fileUpload';
 import { concurrencyOption, optionsCollection } from '../options';
-import { displayFor } from '../shownWhen';
+import { displayFor, onlyInVersion1, sinceVersion1_1 } from '../shownWhen';
 import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import {
 	BY_REGISTRATION_ID,
@@ -17,18 +17,48 @@ import {
 	registrationTarget,
 } from './registrationFields';
 
+/**
+ * Status: in a node of version 1 (added before 0.6) a text field, sent as typed, as saved workflows hold it. From 1.1
+ * the statuses the admin shows, sent as it spells them (what typing them into the text field sent); any other status
+ * still goes through as an expression, and so does a value saved outside them — n8n sends an option's value as it is
+ * held, and its editor flags none of them (allowArbitraryValues).
+ */
+const statusProperties: INodeProperties[] = [
+	...onlyInVersion1([
+		{
+			displayName: 'Status',
+			name: 'status',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'e.g. Confirmed',
+			description:
+				"The registration's new status, e.g. one the admin shows: Requested, Processing, Confirmed or Unqualified. Any value is sent as typed.",
+		},
+	]),
+	...sinceVersion1_1([
+		{
+			displayName: 'Status',
+			name: 'status',
+			type: 'options',
+			required: true,
+			options: [
+				{ name: 'Confirmed', value: 'Confirmed' },
+				{ name: 'Processing', value: 'Processing' },
+				{ name: 'Requested', value: 'Requested' },
+				{ name: 'Unqualified', value: 'Unqualified', description: 'Cancelled by the customer or the admin' },
+			],
+			default: 'Confirmed',
+			allowArbitraryValues: true,
+			description:
+				"The registration's new status, as the admin shows it. Another status your shop uses: set it as an expression.",
+		},
+	]),
+];
+
 const properties: INodeProperties[] = [
 	registrationIdProperty,
-	{
-		displayName: 'Status',
-		name: 'status',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. Confirmed',
-		description:
-			"The registration's new status. The app's admin shows Requested, Processing, Confirmed and Unqualified (cancelled by the customer or the admin); any other value your shop uses is sent as typed.",
-	},
+	...statusProperties,
 	{
 		displayName: 'Visible to Customer',
 		name: 'isPublic',
