@@ -99,9 +99,10 @@ export function readListedRegistration(record: IDataObject): ListedRegistration 
 }
 
 /**
- * A registration as a model needs it (a tool's compact answer): its id, product, customer, serial numbers, purchase
- * date, status and form (its slug, which the service lists as `type`, or `formSlug`), and what the node says of it
- * (`outcome` under If Already Registered); whatever the record lacks is left out.
+ * A registration compact, as Simplify gives it to a person and the tool's Output to a model: its id, product,
+ * customer, serial numbers, purchase date, status and form (its slug, which the service lists as `type`, or
+ * `formSlug`), and what the node says of it (`outcome` under If Already Registered, and `repeatsItem` for an item that
+ * repeats an earlier one); whatever the record lacks is left out. At most 10 fields, as n8n's guidelines ask.
  */
 export function compactRegistration(record: IDataObject): IDataObject {
 	const { id, productName, customerName, customerEmail, serialNumbers, purchaseDate } = readListedRegistration(record);
@@ -115,6 +116,7 @@ export function compactRegistration(record: IDataObject): IDataObject {
 		status: text(record.status),
 		form: text(record.type) ?? text(record.formSlug),
 		outcome: text(record.outcome),
+		repeatsItem: typeof record.repeatsItem === 'number' ? record.repeatsItem : undefined,
 	};
 	return Object.fromEntries(Object.entries(compact).filter(([, value]) => value !== undefined));
 }

@@ -61,6 +61,9 @@ const FILLED: INodeParameters = {
 	status: 'Confirmed',
 };
 
+/** The operations that answer with registrations: Simplify (for a person) and Output (for a model) shape them. */
+const ANSWER_REGISTRATIONS = ['create', 'getAll', 'update', 'updateStatus'];
+
 const node = built.node();
 const description = node.description;
 const sorted = (record: Record<string, string[]>) =>
@@ -272,6 +275,42 @@ describe('the editor: Status (Change Status)', () => {
 	});
 });
 
+describe('the editor: Simplify', () => {
+	const answersRegistrations = (resource: string, operation: string) =>
+		resource === 'registration' && ANSWER_REGISTRATIONS.includes(operation);
+
+	test('a node added now (version 1.1) stores Simplify, on, exactly where the node answers with registrations', () => {
+		const stored = operations.map(({ resource, operation }) => [
+			`${resource}.${operation}`,
+			editorParameters(description, { resource, operation }).simplify,
+		]);
+		expect(stored).toEqual(
+			operations.map(({ resource, operation }) => [
+				`${resource}.${operation}`,
+				answersRegistrations(resource, operation) ? true : undefined,
+			]),
+		);
+	});
+
+	test('a fresh node of version 1.1 stores what version 1 stores, plus Simplify and the Status it sends', () => {
+		for (const { resource, operation } of operations) {
+			const key = `${resource}.${operation}`;
+			expect(editorParameters(description, { resource, operation })).toEqual({
+				...STORED_BY_04[key],
+				...(answersRegistrations(resource, operation) ? { simplify: true } : {}),
+				...(key === 'registration.updateStatus' ? { status: 'Confirmed' } : {}),
+			});
+		}
+	});
+
+	test('a node of version 1 (saved before 0.6) shows no Simplify, so it answers as it did: whole registrations', () => {
+		for (const { resource, operation } of operations) {
+			const stored = editorParameters(description, { resource, operation }, 1);
+			expect(shownProperties(description, stored, 1).map((property) => property.name)).not.toContain('simplify');
+		}
+	});
+});
+
 describe('the editor: the poll trigger', () => {
 	const pollTrigger = built.pollTrigger();
 	const pollDescription = pollTrigger.description;
@@ -429,7 +468,10 @@ function modelArguments(parameters: INodeParameters): FromAIArgument[] {
 	return found;
 }
 
-/** What a fresh node of each operation stored in 0.4, before tools had fields of their own: the plain node keeps it. */
+/**
+ * What a fresh node of each operation stored in 0.4, before tools had fields of their own: the plain node of version 1
+ * keeps it.
+ */
 const STORED_BY_04: Record<string, INodeParameters> = {
 	'file.upload': { resource: 'file', operation: 'upload', binaryPropertyName: 'data', options: {} },
 	'registration.create': {
@@ -508,11 +550,12 @@ describe('the editor: the node used as a tool (Product Registration Tool)', () =
 		expect(withoutOwn.description.properties.map((property) => property.name)).toContain('descriptionType');
 	});
 
-	test('offers Answer (Compact, the default, or Whole Registrations) where the operation answers with registrations', () => {
-		for (const operation of ['create', 'getAll', 'update', 'updateStatus']) {
+	test('offers Output (Simplified, the default, or Raw) where the operation answers with registrations, and no Simplify', () => {
+		for (const operation of ANSWER_REGISTRATIONS) {
 			const fresh = editorParameters(toolDescription, { resource: 'registration', operation });
 			expect(offeredValues(toolDescription, fresh, 'toolAnswer')).toEqual(['compact', 'whole']);
 			expect(fresh.toolAnswer).toBe('compact');
+			expect(fresh).not.toHaveProperty('simplify');
 		}
 		const lookup = editorParameters(toolDescription, { resource: 'serialNumber', operation: 'get' });
 		expect(shownProperties(toolDescription, lookup).map((property) => property.name)).not.toContain('toolAnswer');

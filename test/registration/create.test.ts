@@ -658,3 +658,35 @@ describe('registration: Create with files', () => {
 		expect(posts()).toHaveLength(0);
 	});
 });
+
+describe('registration: Create, Simplify (version 1.1, on by default)', () => {
+	test('each created registration comes out compact, as the tool gives it to a model; Simplify off gives it whole', async () => {
+		const parameters = createFromColumns({ serialNumbers: 'KT-1', additionalFields: { formSlug: 'warranty' } });
+
+		const simplified = await runNode({ parameters, credentials: credentials(), items: rows(2), typeVersion: 1.1 });
+		const whole = await runNode({
+			parameters: { ...parameters, simplify: false },
+			credentials: credentials(),
+			items: rows(1),
+			typeVersion: 1.1,
+		});
+
+		expect(simplified.items.map((item) => item.json)).toEqual([
+			{
+				id: 'R000001',
+				productName: 'Kettle K0',
+				customerEmail: 'customer0@example.com',
+				serialNumbers: ['KT-1'],
+				form: 'warranty',
+			},
+			{
+				id: 'R000002',
+				productName: 'Kettle K1',
+				customerEmail: 'customer1@example.com',
+				serialNumbers: ['KT-1'],
+				form: 'warranty',
+			},
+		]);
+		expect(whole.items[0].json).toMatchObject({ id: 'R000003', formSlug: 'warranty', statusHistory: [], fields: {} });
+	});
+});

@@ -109,7 +109,9 @@ describe('registration: Get Many', () => {
 			items: [{ json: { email: 'ann@example.com' } }, { json: { email: 'ann at example' } }],
 		});
 
-		expect(result.error?.message).toBe(`The 'Customer Email' filter is not an email address: "ann at example" [item 1]`);
+		expect(result.error?.message).toBe(
+			`The 'Customer Email' filter is not an email address: "ann at example" [item 1]`,
+		);
 		expect((result.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
 		expect(sandbox().requestsTo('GET', '/api/registrations')).toHaveLength(1);
 	});
@@ -368,5 +370,63 @@ describe("registration: Get Many, the API page's reading (a bare array)", () => 
 
 		expect(pages()).toEqual([{ page: '1', limit: '100' }, {}]);
 		expect(ids(result.items)).toEqual(newestFirst(250));
+	});
+});
+
+/**
+ * Simplify, from version 1.1 (a node added now), on by default: each registration compact, as the tool's Output
+ * Simplified gives it to a model. A node of version 1 (saved before 0.6) answers with whole registrations, as above.
+ */
+describe('registration: Get Many, Simplify', () => {
+	const compactBlender = {
+		id: 'R000003',
+		productName: 'Blender B3',
+		customerEmail: 'bob@example.com',
+		form: 'warranty',
+	};
+
+	test('version 1.1 answers with each registration compact by default: at most 10 fields, one item each', async () => {
+		seed();
+
+		const result = await runNode({
+			parameters: getAll({ returnAll: true }),
+			credentials: credentials(),
+			typeVersion: 1.1,
+		});
+
+		expect(result.items.map((item) => item.json.productName)).toEqual(['Blender B3', 'Toaster T2', 'Kettle K1']);
+		expect(result.items[0].json).toEqual(compactBlender);
+		expect(result.items.every((item) => Object.keys(item.json).length <= 10)).toBe(true);
+		expect(result.items.every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(true);
+	});
+
+	test('version 1.1 with Simplify off answers with the registrations as the service lists them, as version 1 does', async () => {
+		seed();
+
+		const whole = await runNode({
+			parameters: getAll({ returnAll: true, simplify: false }),
+			credentials: credentials(),
+			typeVersion: 1.1,
+		});
+		const savedBefore06 = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
+
+		expect(whole.items[0].json).toMatchObject({
+			id: 'R000003',
+			type: 'warranty',
+			fieldData: {},
+			createdAt: expect.any(String),
+		});
+		expect(whole.items.map((item) => item.json)).toEqual(savedBefore06.items.map((item) => item.json));
+	});
+
+	test('a node of version 1 holding simplify (set by hand) still answers whole: Simplify is not part of version 1', async () => {
+		seed();
+
+		const result = await runNode({
+			parameters: getAll({ returnAll: true, simplify: true }),
+			credentials: credentials(),
+		});
+
+		expect(result.items[0].json).toHaveProperty('fieldData');
 	});
 });

@@ -159,3 +159,23 @@ describe('registration: Update with files', () => {
 		expect(sandbox().requestsTo('PUT', `/api/registrations/${id}`)).toHaveLength(0);
 	});
 });
+
+describe('registration: Update, Simplify (version 1.1, on by default)', () => {
+	test('the updated registration comes out compact; a node of version 1 gives it whole, as before 0.6', async () => {
+		const id = seedRegistration(sandbox());
+		const parameters = {
+			resource: 'registration',
+			operation: 'update',
+			registrationId: id,
+			updateFields: { customerName: 'Ann Lee-Smith' },
+		};
+
+		const simplified = await runNode({ parameters, credentials: credentials(), typeVersion: 1.1 });
+		const savedBefore06 = await runNode({ parameters, credentials: credentials() });
+
+		expect(simplified.items.map((item) => item.json)).toEqual([
+			{ id, productName: 'Kettle K1', customerName: 'Ann Lee-Smith', customerEmail: 'ann.lee@example.com' },
+		]);
+		expect(savedBefore06.items[0].json).toMatchObject({ id, fields: { greetings: 'hi' }, statusHistory: [] });
+	});
+});

@@ -239,3 +239,34 @@ describe('registration: Change Status with files', () => {
 		expect(storagePuts(sandbox())).toHaveLength(0);
 	});
 });
+
+describe('registration: Change Status, Simplify (version 1.1, on by default)', () => {
+	test('the changed registration comes out compact, its new status in it; Simplify off gives it whole', async () => {
+		const id = seedRegistration(sandbox());
+		const parameters = {
+			resource: 'registration',
+			operation: 'updateStatus',
+			registrationId: id,
+			status: 'Processing',
+		};
+
+		const simplified = await runNode({ parameters, credentials: credentials(), typeVersion: 1.1 });
+		const whole = await runNode({
+			parameters: { ...parameters, status: 'Confirmed', simplify: false },
+			credentials: credentials(),
+			typeVersion: 1.1,
+		});
+
+		expect(simplified.items.map((item) => item.json)).toEqual([
+			{ id, productName: 'Kettle K1', customerEmail: 'ann.lee@example.com', status: 'Processing' },
+		]);
+		expect(whole.items[0].json).toMatchObject({
+			id,
+			status: 'Confirmed',
+			statusHistory: [
+				expect.objectContaining({ status: 'Processing' }),
+				expect.objectContaining({ status: 'Confirmed' }),
+			],
+		});
+	});
+});

@@ -19,6 +19,7 @@ import type { BatchExecute, BatchSender, EntryOutcome, PendingEntry, SendInBatch
 import { batchConcurrencyOption, batchSizeOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
 import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
+import { simplifyProperty } from '../toolAnswer';
 import { CUSTOMER_ALIASES, CUSTOMER_LABELS, customerProperty, readCustomer } from './customerFields';
 import { formProperty } from '../../../shared/formField';
 import {
@@ -107,6 +108,7 @@ const properties: INodeProperties[] = [
 			],
 		},
 	]),
+	simplifyProperty,
 	optionsCollection([
 		batchSizeOption('registrations'),
 		batchConcurrencyOption,

@@ -10,6 +10,7 @@ import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
 import { filledByModelAsTool, MOST_LISTED_FOR_MODEL, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import { formProperty } from '../../../shared/formField';
+import { simplifyProperty } from '../toolAnswer';
 
 const properties: INodeProperties[] = [
 	{
@@ -56,6 +57,7 @@ const properties: INodeProperties[] = [
 			formProperty('Only registrations made in this form'),
 		],
 	},
+	simplifyProperty,
 	optionsCollection([concurrencyOption]),
 ];
 

@@ -6,6 +6,7 @@ import { requestFor } from '../../input/runOptions';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { alphabetical, concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
+import { simplifyProperty } from '../toolAnswer';
 import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import {
 	BY_REGISTRATION_ID,
@@ -31,6 +32,7 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: alphabetical([...coreFieldProperties, ...extraFieldProperties, filesProperty]),
 	},
+	simplifyProperty,
 	optionsCollection([concurrencyOption]),
 ];
 

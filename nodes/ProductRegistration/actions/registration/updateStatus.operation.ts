@@ -8,6 +8,7 @@ import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { prepareUpload, upload } from '../file/fileUpload';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor, onlyInVersion1, sinceVersion1_1 } from '../shownWhen';
+import { simplifyProperty } from '../toolAnswer';
 import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import {
 	BY_REGISTRATION_ID,
@@ -125,6 +126,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
+	simplifyProperty,
 	optionsCollection([concurrencyOption]),
 ];
 
