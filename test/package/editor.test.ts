@@ -3,7 +3,14 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { FromAIArgument, INode, INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	FromAIArgument,
+	INode,
+	INodeParameters,
+	INodeProperties,
+	INodePropertyOptions,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { traverseNodeParameters } from 'n8n-workflow';
 
 import { testCredential } from '../../harness/editorCalls';
@@ -45,6 +52,7 @@ const REQUIRED: Record<string, string[]> = {
 	'registration.delete': ['registrationId'],
 	'registration.getAll': [],
 	'registration.update': ['registrationId'],
+	'registration.upsert': ['customerEmail', 'productName'],
 	'registration.updateStatus': ['registrationId', 'status'],
 	'serialNumber.create': ['serialNumber'],
 	'serialNumber.get': ['serialNumber'],
@@ -62,7 +70,7 @@ const FILLED: INodeParameters = {
 };
 
 /** The operations that answer with registrations: Simplify (for a person) and Output (for a model) shape them. */
-const ANSWER_REGISTRATIONS = ['create', 'getAll', 'update', 'updateStatus'];
+const ANSWER_REGISTRATIONS = ['create', 'getAll', 'update', 'updateStatus', 'upsert'];
 
 const node = built.node();
 const description = node.description;
@@ -311,6 +319,38 @@ describe('the editor: Simplify', () => {
 	});
 });
 
+describe('the editor: Create or Update', () => {
+	const registrationOperations = description.properties.find(
+		(property) => property.name === 'operation' && property.displayOptions?.show?.resource?.includes('registration'),
+	)!.options as INodePropertyOptions[];
+
+	test('is in the actions panel as "Create or update a registration", beside Create', () => {
+		expect(registrationOperations.find((option) => option.value === 'upsert')).toMatchObject({
+			name: 'Create or Update',
+			action: 'Create or update a registration',
+		});
+		expect(registrationOperations.find((option) => option.value === 'create')?.name).toBe('Create');
+	});
+
+	test.each(['defineBelow', 'autoMapInputData'])(
+		'shows what Create shows (%s), but for If Already Registered: it always updates',
+		(dataMode) => {
+			const create = editorParameters(description, { resource: 'registration', operation: 'create', dataMode });
+			const upsert = editorParameters(description, { resource: 'registration', operation: 'upsert', dataMode });
+			const names = (parameters: INodeParameters) =>
+				shownProperties(description, parameters).map((property) => property.name);
+			const options = (parameters: INodeParameters) => offeredCollectionOptions(description, parameters, 'options');
+
+			expect(names(upsert)).toEqual(names(create));
+			expect(options(create)).toContain('If Already Registered');
+			expect(options(upsert)).toEqual(options(create).filter((option) => option !== 'If Already Registered'));
+			expect(offeredCollectionOptions(description, upsert, 'additionalFields')).toEqual(
+				offeredCollectionOptions(description, create, 'additionalFields'),
+			);
+		},
+	);
+});
+
 describe('the editor: the poll trigger', () => {
 	const pollTrigger = built.pollTrigger();
 	const pollDescription = pollTrigger.description;
@@ -427,6 +467,13 @@ const MODEL_ARGUMENTS: Record<string, Record<string, 'required' | 'may be left o
 		Serial_Numbers: 'may be left out',
 		Purchase_Date: 'may be left out',
 	},
+	'registration.upsert': {
+		Product_Name: 'required',
+		Customer_Email: 'required',
+		Customer_Name: 'may be left out',
+		Serial_Numbers: 'may be left out',
+		Purchase_Date: 'may be left out',
+	},
 	'registration.delete': { Registration: 'required' },
 	'registration.getAll': { Limit: 'may be left out', Customer_Email: 'may be left out' },
 	'registration.update': {
@@ -453,6 +500,7 @@ const TOLD: Record<string, string[]> = {
 	'registration.create': ['YYYY-MM-DD', 'comma-separated', 'its id'],
 	'registration.getAll': ['how many match', 'Requested, Processing, Confirmed or Unqualified', "registration's id"],
 	'registration.update': ['found by its id', 'finding registrations'],
+	'registration.upsert': ['YYYY-MM-DD', 'comma-separated', 'its id', 'or update', 'outcome'],
 	'registration.updateStatus': ['Requested, Processing, Confirmed and Unqualified', 'found by its id'],
 	'registration.delete': ['found by its id'],
 	'serialNumber.get': ['found: false'],
@@ -470,13 +518,25 @@ function modelArguments(parameters: INodeParameters): FromAIArgument[] {
 
 /**
  * What a fresh node of each operation stored in 0.4, before tools had fields of their own: the plain node of version 1
- * keeps it.
+ * keeps it (Create or Update, new in 0.6, stores what Create stores).
  */
 const STORED_BY_04: Record<string, INodeParameters> = {
 	'file.upload': { resource: 'file', operation: 'upload', binaryPropertyName: 'data', options: {} },
 	'registration.create': {
 		resource: 'registration',
 		operation: 'create',
+		dataMode: 'defineBelow',
+		productName: '',
+		customerEmail: '',
+		customerName: '',
+		serialNumbers: '',
+		purchaseDate: '',
+		additionalFields: {},
+		options: {},
+	},
+	'registration.upsert': {
+		resource: 'registration',
+		operation: 'upsert',
 		dataMode: 'defineBelow',
 		productName: '',
 		customerEmail: '',
