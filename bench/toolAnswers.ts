@@ -63,7 +63,7 @@ export async function measureToolAnswers(): Promise<ToolAnswerRow[]> {
 			if (isError) throw new Error(text);
 			const [answer] = JSON.parse(text) as Array<{ summary: string; registrations: IDataObject[] }>;
 			rows.push({
-				answer: `tool, ${toolAnswer === 'compact' ? 'Compact (the default)' : 'Whole Registrations'}, Limit ${limit ?? '50 (the default)'}`,
+				answer: `tool, Output ${toolAnswer === 'compact' ? 'Simplified (the default)' : 'Raw'}, Limit ${limit ?? '50 (the default)'}`,
 				shown: answer.registrations.length,
 				summary: answer.summary,
 				bytes: bytesOf(text),

@@ -27,7 +27,7 @@ export class ProductRegistrationApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'https://product-reg.varify.xyz',
+			placeholder: 'e.g. https://product-reg.varify.xyz',
 			description:
 				"The root of the app's host, where its API lives under /api/ (the node adds /api/...; a trailing /api or / is fine). Must start with https:// (or http://) and hold no user name or password.",
 		},

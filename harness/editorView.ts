@@ -54,17 +54,36 @@ export const built = {
 	},
 };
 
-const VERSION = { typeVersion: 1 };
+/** The node's versions, oldest first. */
+export function versionsOf(description: INodeTypeDescription): number[] {
+	return (Array.isArray(description.version) ? [...description.version] : [description.version]).sort((a, b) => a - b);
+}
 
-/** The parameters the editor stores for a node after the user set `values`: those values plus every shown default. */
-export function editorParameters(description: INodeTypeDescription, values: INodeParameters): INodeParameters {
-	return NodeHelpers.getNodeParameters(description.properties, values, true, false, VERSION, description) ?? {};
+/** The version the editor gives a node added now: the default version, else the newest. */
+export function newestVersion(description: INodeTypeDescription): number {
+	return description.defaultVersion ?? versionsOf(description).pop()!;
+}
+
+/**
+ * The parameters the editor stores for a node after the user set `values`: those values plus every shown default.
+ * A node of `typeVersion` (by default the version a node added now gets; a saved workflow's node keeps its own).
+ */
+export function editorParameters(
+	description: INodeTypeDescription,
+	values: INodeParameters,
+	typeVersion = newestVersion(description),
+): INodeParameters {
+	return NodeHelpers.getNodeParameters(description.properties, values, true, false, { typeVersion }, description) ?? {};
 }
 
 /** The top-level parameters the editor shows for these stored parameters. */
-export function shownProperties(description: INodeTypeDescription, parameters: INodeParameters): INodeProperties[] {
+export function shownProperties(
+	description: INodeTypeDescription,
+	parameters: INodeParameters,
+	typeVersion = newestVersion(description),
+): INodeProperties[] {
 	return description.properties.filter((property) =>
-		NodeHelpers.displayParameter(parameters, property, VERSION, description),
+		NodeHelpers.displayParameter(parameters, property, { typeVersion }, description),
 	);
 }
 
@@ -76,10 +95,11 @@ export function offeredCollectionOptions(
 	description: INodeTypeDescription,
 	parameters: INodeParameters,
 	collection: string,
+	typeVersion = newestVersion(description),
 ): string[] {
-	const shown = shownProperties(description, parameters).find((property) => property.name === collection);
+	const shown = shownProperties(description, parameters, typeVersion).find((property) => property.name === collection);
 	return ((shown?.options ?? []) as INodeProperties[])
-		.filter((option) => NodeHelpers.displayParameterPath(parameters, option, collection, VERSION, description))
+		.filter((option) => NodeHelpers.displayParameterPath(parameters, option, collection, { typeVersion }, description))
 		.map((option) => option.displayName);
 }
 
@@ -88,19 +108,27 @@ function optionValues(property: INodeProperties): unknown[] {
 }
 
 /** The dropdown shown for `name` with these stored parameters (exactly one may show), and its option values. */
-export function offeredValues(description: INodeTypeDescription, parameters: INodeParameters, name: string): unknown[] {
-	const shown = shownProperties(description, parameters).filter((property) => property.name === name);
+export function offeredValues(
+	description: INodeTypeDescription,
+	parameters: INodeParameters,
+	name: string,
+	typeVersion = newestVersion(description),
+): unknown[] {
+	const shown = shownProperties(description, parameters, typeVersion).filter((property) => property.name === name);
 	if (shown.length !== 1)
 		throw new Error(`The editor shows ${shown.length} "${name}" parameters for ${JSON.stringify(parameters)}`);
 	return optionValues(shown[0]);
 }
 
 /** Every resource/operation pair a user can pick: the Resource dropdown, then the Operation dropdown it shows. */
-export function offeredOperations(description: INodeTypeDescription): Record<string, string[]> {
+export function offeredOperations(
+	description: INodeTypeDescription,
+	typeVersion = newestVersion(description),
+): Record<string, string[]> {
 	const offered: Record<string, string[]> = {};
-	for (const resource of offeredValues(description, editorParameters(description, {}), 'resource')) {
-		const parameters = editorParameters(description, { resource: resource as string });
-		offered[resource as string] = offeredValues(description, parameters, 'operation') as string[];
+	for (const resource of offeredValues(description, editorParameters(description, {}, typeVersion), 'resource')) {
+		const parameters = editorParameters(description, { resource: resource as string }, typeVersion);
+		offered[resource as string] = offeredValues(description, parameters, 'operation', typeVersion) as string[];
 	}
 	return offered;
 }
@@ -108,13 +136,15 @@ export function offeredOperations(description: INodeTypeDescription): Record<str
 const isExpression = (value: unknown) => typeof value === 'string' && value.startsWith('=');
 
 /**
- * Stored values the editor would not accept: an options value that is not offered, a key of a collection that is no
- * option of it, a resource locator mode that does not exist. Each finding is `path: what is wrong`.
+ * Stored values the editor would not accept: an options value that is not offered (unless the parameter allows
+ * arbitrary values, as n8n's editor lets it: nodeSettingsUtils.ts, shouldSkipParamValidation), a key of a collection
+ * that is no option of it, a resource locator mode that does not exist. Each finding is `path: what is wrong`.
  */
 export function unsupportedValues(
 	properties: INodeProperties[],
 	values: INodeParameters,
 	description: INodeTypeDescription,
+	typeVersion = newestVersion(description),
 	path = '',
 	root: INodeParameters = values,
 ): string[] {
@@ -125,13 +155,14 @@ export function unsupportedValues(
 	}
 	for (const property of properties) {
 		if (!(property.name in values)) continue;
-		if (path === '' && !NodeHelpers.displayParameter(values, property, VERSION, description, root)) continue;
+		if (path === '' && !NodeHelpers.displayParameter(values, property, { typeVersion }, description, root)) continue;
 		const value = values[property.name];
 		const at = `${path}${property.name}`;
 		if (isExpression(value)) continue;
 		if (
 			property.type === 'options' &&
 			!property.typeOptions?.loadOptionsMethod &&
+			!property.allowArbitraryValues &&
 			!optionValues(property).includes(value)
 		) {
 			findings.push(`${at}: ${JSON.stringify(value)} is not one of the offered values`);
@@ -153,6 +184,7 @@ export function unsupportedValues(
 					property.options as INodeProperties[],
 					value as INodeParameters,
 					description,
+					typeVersion,
 					`${at}.`,
 					root,
 				),
@@ -173,6 +205,7 @@ export function unsupportedValues(
 							group.values,
 							row as INodeParameters,
 							description,
+							typeVersion,
 							`${at}.${groupName}[${index}].`,
 							root,
 						),
@@ -242,18 +275,30 @@ export function displayOptionProblems(description: INodeTypeDescription): string
 	return findings;
 }
 
-/** The states a user can reach: each resource and operation, with every dropdown and switch shown there flipped to each of its values once. */
-function reachableStates(description: INodeTypeDescription): INodeParameters[] {
-	const states: INodeParameters[] = [];
-	for (const [resource, operations] of Object.entries(offeredOperations(description))) {
-		for (const operation of operations) {
-			const base = editorParameters(description, { resource, operation });
-			states.push(base);
-			for (const property of shownProperties(description, base)) {
-				const alternatives =
-					property.type === 'boolean' ? [true, false] : property.type === 'options' ? optionValues(property) : [];
-				for (const value of alternatives) {
-					states.push(editorParameters(description, { ...base, [property.name]: value as string }));
+/**
+ * The states a user can reach, in each version of the node: each resource and operation, with every dropdown and
+ * switch shown there flipped to each of its values once.
+ */
+function reachableStates(
+	description: INodeTypeDescription,
+): Array<{ parameters: INodeParameters; typeVersion: number }> {
+	const states: Array<{ parameters: INodeParameters; typeVersion: number }> = [];
+	for (const typeVersion of versionsOf(description)) {
+		for (const [resource, operations] of Object.entries(offeredOperations(description, typeVersion))) {
+			for (const operation of operations) {
+				const base = editorParameters(description, { resource, operation }, typeVersion);
+				states.push({ parameters: base, typeVersion });
+				for (const property of shownProperties(description, base, typeVersion)) {
+					const alternatives =
+						property.type === 'boolean' ? [true, false] : property.type === 'options' ? optionValues(property) : [];
+					for (const value of alternatives) {
+						const parameters = editorParameters(
+							description,
+							{ ...base, [property.name]: value as string },
+							typeVersion,
+						);
+						states.push({ parameters, typeVersion });
+					}
 				}
 			}
 		}
@@ -271,7 +316,9 @@ export function neverShownProperties(description: INodeTypeDescription, tool?: I
 		.filter(
 			(property) =>
 				!views.some(({ view, states }) =>
-					states.some((state) => NodeHelpers.displayParameter(state, property, VERSION, view)),
+					states.some(({ parameters, typeVersion }) =>
+						NodeHelpers.displayParameter(parameters, property, { typeVersion }, view),
+					),
 				),
 		)
 		.map((property) => `${property.name} (${JSON.stringify(property.displayOptions?.show ?? {})})`);
@@ -294,7 +341,8 @@ const DEFAULT_TYPES: Partial<Record<INodeProperties['type'], (value: unknown) =>
 export function defaultTypeProblems(description: INodeTypeDescription): string[] {
 	return everyProperty(description.properties).flatMap(({ property, at }) => {
 		if (property.type === 'options') {
-			return optionValues(property).includes(property.default)
+			// A tool's copy of a dropdown may be filled by the model: its default is then an expression.
+			return optionValues(property).includes(property.default) || isExpression(property.default)
 				? []
 				: [`${at}: default ${JSON.stringify(property.default)} is not offered`];
 		}
@@ -310,14 +358,15 @@ export function parameterIssues(
 	description: INodeTypeDescription,
 	node: Pick<INode, 'parameters'> & Partial<INode>,
 ): string[] {
+	const typeVersion = node.typeVersion ?? newestVersion(description);
 	const fullNode: INode = {
 		id: 'editor',
 		name: 'Product Registration',
 		type: description.name,
-		typeVersion: 1,
 		position: [0, 0],
 		...node,
-		parameters: editorParameters(description, node.parameters),
+		typeVersion,
+		parameters: editorParameters(description, node.parameters, typeVersion),
 	};
 	const issues = NodeHelpers.getNodeParametersIssues(description.properties, fullNode, description);
 	return Object.keys(issues?.parameters ?? {}).sort();
@@ -335,4 +384,38 @@ export function unsortedCollections(description: INodeTypeDescription): string[]
 			({ at, property }) =>
 				`${at}: ${(property.options as INodeProperties[]).map((option) => option.displayName).join(', ')}`,
 		);
+}
+
+/**
+ * Every placeholder the editor shows, a resource locator mode's included, as `path: placeholder`: the greyed text in
+ * an empty field, or on a collection's "Add ..." button.
+ */
+export function placeholders(properties: INodeProperties[]): string[] {
+	return everyProperty(properties).flatMap(({ property, at }) => [
+		...(property.placeholder === undefined ? [] : [`${at}: ${property.placeholder}`]),
+		...(property.modes ?? []).flatMap((mode) =>
+			mode.placeholder === undefined ? [] : [`${at} (${mode.name}): ${mode.placeholder}`],
+		),
+	]);
+}
+
+/**
+ * Tooltips longer than `most` words, as `path: N words`: the descriptions of parameters, of collection options and of
+ * dropdown values. A notice's text is an info box, not a tooltip; a tool's description is written for a model.
+ */
+export function longTooltips(properties: INodeProperties[], most: number): string[] {
+	const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+	return everyProperty(properties).flatMap(({ property, at }) => {
+		if (property.type === 'notice' || property.name === 'toolDescription') return [];
+		const values = (property.type === 'options' || property.type === 'multiOptions' ? property.options : []) as
+			| INodePropertyOptions[]
+			| undefined;
+		const tooltips = [
+			{ where: at, text: property.description },
+			...(values ?? []).map((option) => ({ where: `${at} = ${String(option.value)}`, text: option.description })),
+		];
+		return tooltips
+			.filter(({ text }) => text !== undefined && words(text) > most)
+			.map(({ where, text }) => `${where}: ${words(text!)} words`);
+	});
 }

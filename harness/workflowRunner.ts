@@ -354,6 +354,11 @@ export interface RunNodeOptions {
 	items?: INodeExecutionData[];
 	continueOnFail?: boolean;
 	stop?: Promise<unknown>;
+	/**
+	 * The node's version: 1 (the default) as workflows saved before 0.6 hold it, so that every test proves a saved
+	 * workflow keeps its meaning; 1.1 as a node added now.
+	 */
+	typeVersion?: number;
 }
 
 export interface RunNodeResult {
@@ -365,12 +370,17 @@ export interface RunNodeResult {
 }
 
 /** A Product Registration node with these parameters and the credential, as the editor would save it. */
-export function productRegistrationNode(name: string, parameters: INodeParameters, continueOnFail = false): INode {
+export function productRegistrationNode(
+	name: string,
+	parameters: INodeParameters,
+	continueOnFail = false,
+	typeVersion = 1,
+): INode {
 	return {
 		id: name.replace(/\W+/g, '-').toLowerCase(),
 		name,
 		type: PRODUCT_REGISTRATION_TYPE,
-		typeVersion: 1,
+		typeVersion,
 		position: [0, 0],
 		parameters,
 		credentials: { productRegistrationApi: { id: 'local-credential', name: 'Product Registration account' } },
@@ -380,7 +390,7 @@ export function productRegistrationNode(name: string, parameters: INodeParameter
 
 /** Runs one Product Registration node on the given items through the engine. */
 export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
-	const node = productRegistrationNode(NODE_NAME, options.parameters, options.continueOnFail);
+	const node = productRegistrationNode(NODE_NAME, options.parameters, options.continueOnFail, options.typeVersion);
 	const { outputs, hints, error } = await runWorkflow({
 		workflow: { nodes: [node], connections: {} },
 		credentials: options.credentials,

@@ -32,7 +32,7 @@ const CHROMIUM_ARGS = [
 
 /**
  * A workflow made for the From List pictures: a Change Status node whose Registration is in From List mode, and a
- * Get Many node whose Form filter is.
+ * Get Many node whose Form filter is; both of the version a node added now gets (Status a dropdown, Simplify).
  */
 const pickerWorkflow = {
 	id: 'screenshotPicker',
@@ -43,7 +43,7 @@ const pickerWorkflow = {
 			id: '3d8f4f5e-2f0b-4e0e-9b43-6c1d5f2a7b10',
 			name: 'Approve registration',
 			type: 'n8n-nodes-product-registration.productRegistration',
-			typeVersion: 1,
+			typeVersion: 1.1,
 			position: [0, 0],
 			parameters: {
 				resource: 'registration',
@@ -57,7 +57,7 @@ const pickerWorkflow = {
 			id: '5a1c2e7d-8b9f-4c3a-a6d2-1e0f9b8c7d64',
 			name: 'Registrations of a form',
 			type: 'n8n-nodes-product-registration.productRegistration',
-			typeVersion: 1,
+			typeVersion: 1.1,
 			position: [300, 0],
 			parameters: {
 				resource: 'registration',

@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { mainConnection } from '../shared/connectionTypes';
 import { properties } from './actions/properties';
 import { router } from './actions/router';
+import { NEWEST_VERSION, NODE_VERSIONS } from './actions/shownWhen';
 import { searchForms, searchRegistrations } from '../shared/listSearch';
 
 export class ProductRegistration implements INodeType {
@@ -11,7 +12,8 @@ export class ProductRegistration implements INodeType {
 		name: 'productRegistration',
 		icon: { light: 'file:productRegistration.svg', dark: 'file:productRegistration.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		version: NODE_VERSIONS,
+		defaultVersion: NEWEST_VERSION,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Register products for customers, manage serial numbers and attach receipts',
 		defaults: {

@@ -37,7 +37,7 @@ export class ProductRegistrationPollTrigger implements INodeType {
 				default: '',
 			},
 			{
-				displayName: 'Event',
+				displayName: 'Trigger On',
 				name: 'event',
 				type: 'options',
 				noDataExpression: true,

@@ -15,8 +15,8 @@ function holds(words: Array<string | undefined>, typed: string): boolean {
 }
 
 /**
- * "From List" of the Registration parameter. A complete e-mail address is searched by the service (the API's
- * `email` filter); anything else typed is matched here against the registrations the service lists, by e-mail, name,
+ * "From List" of the Registration parameter. A complete email address is searched by the service (the API's
+ * `email` filter); anything else typed is matched here against the registrations the service lists, by email, name,
  * product or ID. The list comes a page at a time as the user scrolls. Each entry shows what a person recognises —
  * product, customer, purchase date — and falls back to the ID when the service's answer has none of them.
  */

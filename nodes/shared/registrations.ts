@@ -5,7 +5,7 @@ import type { ListRequest } from './transport/listAnswer';
 /**
  * The registrations list, as both nodes read it: the one request for it, and what is read of a registration it
  * lists. The list answer's item shape is not documented: the fields are read under the names the API takes on
- * creation, and whatever is missing stays undefined. Each key that decides what the nodes do — the id, the e-mail,
+ * creation, and whatever is missing stays undefined. Each key that decides what the nodes do — the id, the email,
  * `createdAt` — is read by one function here, and nowhere else.
  */
 
@@ -57,7 +57,7 @@ export function isEmail(value: string): boolean {
 	return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
 }
 
-/** The customer e-mail as listed (e-mail addresses are compared without case). */
+/** The customer email as listed (email addresses are compared without case). */
 export function customerEmailOf(record: IDataObject): string | undefined {
 	return text(record.customerEmail);
 }
@@ -99,9 +99,10 @@ export function readListedRegistration(record: IDataObject): ListedRegistration 
 }
 
 /**
- * A registration as a model needs it (a tool's compact answer): its id, product, customer, serial numbers, purchase
- * date, status and form (its slug, which the service lists as `type`, or `formSlug`), and what the node says of it
- * (`outcome` under If Already Registered); whatever the record lacks is left out.
+ * A registration compact, as Simplify gives it to a person and the tool's Output to a model: its id, product,
+ * customer, serial numbers, purchase date, status and form (its slug, which the service lists as `type`, or
+ * `formSlug`), and what the node says of it (`outcome` under If Already Registered, and `repeatsItem` for an item that
+ * repeats an earlier one); whatever the record lacks is left out. At most 10 fields, as n8n's guidelines ask.
  */
 export function compactRegistration(record: IDataObject): IDataObject {
 	const { id, productName, customerName, customerEmail, serialNumbers, purchaseDate } = readListedRegistration(record);
@@ -115,6 +116,7 @@ export function compactRegistration(record: IDataObject): IDataObject {
 		status: text(record.status),
 		form: text(record.type) ?? text(record.formSlug),
 		outcome: text(record.outcome),
+		repeatsItem: typeof record.repeatsItem === 'number' ? record.repeatsItem : undefined,
 	};
 	return Object.fromEntries(Object.entries(compact).filter(([, value]) => value !== undefined));
 }
@@ -126,7 +128,7 @@ export function comparableProductName(name: string): string {
 
 /**
  * Whether two registrations are the same one, by the rule of If Already Registered: the same product name and — when
- * both have serial numbers — at least one serial number in common. (The e-mail is matched by the lookup.)
+ * both have serial numbers — at least one serial number in common. (The email is matched by the lookup.)
  */
 export function sameRegistration(
 	a: { productName?: string; serialNumbers?: string[] },

@@ -116,7 +116,7 @@ describe('bounded concurrency', () => {
 		});
 
 		expect(result.error?.message).toBe(
-			`The Concurrency option of item 0 must be a whole number from 1 to 100, not ${concurrency}`,
+			`The 'Concurrency' option must be a whole number from 1 to 100, not ${concurrency} [item 0]`,
 		);
 	});
 });

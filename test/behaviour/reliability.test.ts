@@ -268,9 +268,9 @@ describe('retries that never duplicate', () => {
 	});
 
 	test.each([
-		[{ timeout: 0 }, 'The Timeout option of item 0 must be a whole number from 1 to 3600000, not 0'],
-		[{ maxRetries: 11 }, 'The Retries option of item 0 must be a whole number from 0 to 10, not 11'],
-		[{ retryDelay: -1 }, 'The Retry Wait option of item 0 must be a whole number from 0 to 600000, not -1'],
+		[{ timeout: 0 }, "The 'Timeout' option must be a whole number from 1 to 3600000, not 0 [item 0]"],
+		[{ maxRetries: 11 }, "The 'Retries' option must be a whole number from 0 to 10, not 11 [item 0]"],
+		[{ retryDelay: -1 }, "The 'Retry Wait' option must be a whole number from 0 to 600000, not -1 [item 0]"],
 	])('option %j is refused, naming the item', async (options, message) => {
 		const result = await runNode({ parameters: { ...listRegistrations, options }, credentials: credentials() });
 

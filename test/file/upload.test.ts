@@ -102,7 +102,7 @@ describe('file: Upload', () => {
 		});
 
 		expect(result.error?.message).toBe(
-			'The File Type option of item 0 is not a media type like application/pdf or image/jpeg: "pdf"',
+			`The 'File Type' option is not a media type like application/pdf or image/jpeg: "pdf" [item 0]`,
 		);
 		expect(sandbox().requests).toHaveLength(0);
 	});

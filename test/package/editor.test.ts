@@ -3,7 +3,14 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { FromAIArgument, INode, INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	FromAIArgument,
+	INode,
+	INodeParameters,
+	INodeProperties,
+	INodePropertyOptions,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { traverseNodeParameters } from 'n8n-workflow';
 
 import { testCredential } from '../../harness/editorCalls';
@@ -17,9 +24,13 @@ import {
 	offeredOperations,
 	offeredValues,
 	parameterIssues,
+	placeholders,
+	longTooltips,
+	newestVersion,
 	shownProperties,
 	unsortedCollections,
 	unsupportedValues,
+	versionsOf,
 } from '../../harness/editorView';
 import { asToolType } from '../../harness/toolType';
 import { runNode } from '../../harness/workflowRunner';
@@ -41,6 +52,7 @@ const REQUIRED: Record<string, string[]> = {
 	'registration.delete': ['registrationId'],
 	'registration.getAll': [],
 	'registration.update': ['registrationId'],
+	'registration.upsert': ['customerEmail', 'productName'],
 	'registration.updateStatus': ['registrationId', 'status'],
 	'serialNumber.create': ['serialNumber'],
 	'serialNumber.get': ['serialNumber'],
@@ -54,8 +66,11 @@ const FILLED: INodeParameters = {
 	productName: 'Kettle K1',
 	registrationId: { __rl: true, mode: 'id', value: 'R000001' },
 	serialNumber: 'KT-1',
-	status: 'approved',
+	status: 'Confirmed',
 };
+
+/** The operations that answer with registrations: Simplify (for a person) and Output (for a model) shape them. */
+const ANSWER_REGISTRATIONS = ['create', 'getAll', 'update', 'updateStatus', 'upsert'];
 
 const node = built.node();
 const description = node.description;
@@ -120,30 +135,40 @@ describe('the editor: choosing what to do', () => {
 	});
 });
 
-describe.each(operations)('the editor: $resource → $operation', ({ resource, operation }) => {
-	const fresh = editorParameters(description, { resource, operation });
-	const key = `${resource}.${operation}`;
+/** Each operation in each version of the node: a node keeps the version it was added with. */
+const operationsInEachVersion = operations.flatMap((entry) =>
+	versionsOf(description).map((typeVersion) => ({ ...entry, typeVersion })),
+);
 
-	test('a fresh node stores only values the editor offers', () => {
-		expect(unsupportedValues(description.properties, fresh, description)).toEqual([]);
-	});
+describe.each(operationsInEachVersion)(
+	'the editor: $resource → $operation, version $typeVersion',
+	({ resource, operation, typeVersion }) => {
+		const fresh = editorParameters(description, { resource, operation }, typeVersion);
+		const key = `${resource}.${operation}`;
 
-	test('the parameters it cannot run without are marked required, and flagged until filled', () => {
-		const shown = shownProperties(description, fresh);
-		const required = shown.filter((property) => property.required).map((property) => property.name);
-		const isEmpty = (value: unknown) => value === '' || (value as { value?: unknown })?.value === '';
-		const expected = REQUIRED[key];
-		expect(expected).toBeDefined();
-		const emptyByDefault = expected.filter((name) =>
-			isEmpty(shown.find((property) => property.name === name)?.default),
-		);
+		test('a fresh node stores only values the editor offers', () => {
+			expect(unsupportedValues(description.properties, fresh, description, typeVersion)).toEqual([]);
+		});
 
-		expect(required.sort()).toEqual(expected);
-		expect(parameterIssues(description, { parameters: { resource, operation } })).toEqual(emptyByDefault);
-		const filled = Object.fromEntries(expected.map((name) => [name, FILLED[name] ?? 'filled']));
-		expect(parameterIssues(description, { parameters: { resource, operation, ...filled } })).toEqual([]);
-	});
-});
+		test('the parameters it cannot run without are marked required, and flagged until filled', () => {
+			const shown = shownProperties(description, fresh, typeVersion);
+			const required = shown.filter((property) => property.required).map((property) => property.name);
+			const isEmpty = (value: unknown) => value === '' || (value as { value?: unknown })?.value === '';
+			const expected = REQUIRED[key];
+			expect(expected).toBeDefined();
+			const emptyByDefault = expected.filter((name) =>
+				isEmpty(shown.find((property) => property.name === name)?.default),
+			);
+
+			expect(required.sort()).toEqual(expected);
+			expect(parameterIssues(description, { typeVersion, parameters: { resource, operation } })).toEqual(
+				emptyByDefault,
+			);
+			const filled = Object.fromEntries(expected.map((name) => [name, FILLED[name] ?? 'filled']));
+			expect(parameterIssues(description, { typeVersion, parameters: { resource, operation, ...filled } })).toEqual([]);
+		});
+	},
+);
 
 describe('the editor: files of a registration', () => {
 	const create = { resource: 'registration', operation: 'create' };
@@ -204,9 +229,126 @@ describe('the editor: the form', () => {
 			filters: { formSlug: 'extended-warranty' },
 		};
 
-		expect(parameterIssues(description, { parameters: savedBy03 })).toEqual([]);
-		expect(unsupportedValues(description.properties, savedBy03, description)).toEqual([]);
+		expect(parameterIssues(description, { typeVersion: 1, parameters: savedBy03 })).toEqual([]);
+		expect(unsupportedValues(description.properties, savedBy03, description, 1)).toEqual([]);
 	});
+});
+
+describe('the editor: Status (Change Status)', () => {
+	const changeStatus = { resource: 'registration', operation: 'updateStatus', registrationId: FILLED.registrationId };
+	const statusShown = (parameters: INodeParameters, typeVersion: number) =>
+		shownProperties(description, parameters, typeVersion).find((property) => property.name === 'status')!;
+
+	test('a node added now (version 1.1) offers the four statuses the admin shows, Confirmed by default', () => {
+		expect(newestVersion(description)).toBe(1.1);
+		const fresh = editorParameters(description, changeStatus);
+		expect(offeredValues(description, fresh, 'status')).toEqual([
+			'Confirmed',
+			'Processing',
+			'Requested',
+			'Unqualified',
+		]);
+		expect(fresh.status).toBe('Confirmed');
+	});
+
+	test('a node saved before 0.6 (version 1) keeps its text field: a status typed there opens as it was, with no issue', () => {
+		const savedBy05 = { ...changeStatus, status: 'receipt received' };
+
+		expect(statusShown(savedBy05, 1).type).toBe('string');
+		expect(editorParameters(description, savedBy05, 1).status).toBe('receipt received');
+		expect(parameterIssues(description, { typeVersion: 1, parameters: savedBy05 })).toEqual([]);
+		expect(unsupportedValues(description.properties, savedBy05, description, 1)).toEqual([]);
+	});
+
+	test.each([
+		['an expression', '={{ $json.status }}'],
+		['a fixed expression', '=on hold'],
+		['a value saved outside the four (an imported or hand-written workflow)', 'on hold'],
+	])('version 1.1 takes %s as it is held, and the editor flags nothing', (_, status) => {
+		const saved = { ...changeStatus, status };
+
+		expect(statusShown(saved, 1.1).type).toBe('options');
+		expect(editorParameters(description, saved).status).toBe(status);
+		expect(parameterIssues(description, { parameters: saved })).toEqual([]);
+		expect(unsupportedValues(description.properties, saved, description)).toEqual([]);
+	});
+
+	test('the check sees a value outside the options: without allowArbitraryValues the editor would say it is not supported', () => {
+		const strict = structuredClone(description);
+		for (const property of strict.properties) delete property.allowArbitraryValues;
+
+		expect(unsupportedValues(strict.properties, { ...changeStatus, status: 'on hold' }, strict)).toEqual([
+			'status: "on hold" is not one of the offered values',
+		]);
+	});
+});
+
+describe('the editor: Simplify', () => {
+	const answersRegistrations = (resource: string, operation: string) =>
+		resource === 'registration' && ANSWER_REGISTRATIONS.includes(operation);
+
+	test('a node added now (version 1.1) stores Simplify, on, exactly where the node answers with registrations', () => {
+		const stored = operations.map(({ resource, operation }) => [
+			`${resource}.${operation}`,
+			editorParameters(description, { resource, operation }).simplify,
+		]);
+		expect(stored).toEqual(
+			operations.map(({ resource, operation }) => [
+				`${resource}.${operation}`,
+				answersRegistrations(resource, operation) ? true : undefined,
+			]),
+		);
+	});
+
+	test('a fresh node of version 1.1 stores what version 1 stores, plus Simplify and the Status it sends', () => {
+		for (const { resource, operation } of operations) {
+			const key = `${resource}.${operation}`;
+			expect(editorParameters(description, { resource, operation })).toEqual({
+				...STORED_BY_04[key],
+				...(answersRegistrations(resource, operation) ? { simplify: true } : {}),
+				...(key === 'registration.updateStatus' ? { status: 'Confirmed' } : {}),
+			});
+		}
+	});
+
+	test('a node of version 1 (saved before 0.6) shows no Simplify, so it answers as it did: whole registrations', () => {
+		for (const { resource, operation } of operations) {
+			const stored = editorParameters(description, { resource, operation }, 1);
+			expect(shownProperties(description, stored, 1).map((property) => property.name)).not.toContain('simplify');
+		}
+	});
+});
+
+describe('the editor: Create or Update', () => {
+	const registrationOperations = description.properties.find(
+		(property) => property.name === 'operation' && property.displayOptions?.show?.resource?.includes('registration'),
+	)!.options as INodePropertyOptions[];
+
+	test('is in the actions panel as "Create or update a registration", beside Create', () => {
+		expect(registrationOperations.find((option) => option.value === 'upsert')).toMatchObject({
+			name: 'Create or Update',
+			action: 'Create or update a registration',
+		});
+		expect(registrationOperations.find((option) => option.value === 'create')?.name).toBe('Create');
+	});
+
+	test.each(['defineBelow', 'autoMapInputData'])(
+		'shows what Create shows (%s), but for If Already Registered: it always updates',
+		(dataMode) => {
+			const create = editorParameters(description, { resource: 'registration', operation: 'create', dataMode });
+			const upsert = editorParameters(description, { resource: 'registration', operation: 'upsert', dataMode });
+			const names = (parameters: INodeParameters) =>
+				shownProperties(description, parameters).map((property) => property.name);
+			const options = (parameters: INodeParameters) => offeredCollectionOptions(description, parameters, 'options');
+
+			expect(names(upsert)).toEqual(names(create));
+			expect(options(create)).toContain('If Already Registered');
+			expect(options(upsert)).toEqual(options(create).filter((option) => option !== 'If Already Registered'));
+			expect(offeredCollectionOptions(description, upsert, 'additionalFields')).toEqual(
+				offeredCollectionOptions(description, create, 'additionalFields'),
+			);
+		},
+	);
 });
 
 describe('the editor: the poll trigger', () => {
@@ -221,8 +363,10 @@ describe('the editor: the poll trigger', () => {
 		expect(pollDescription.displayName).not.toBe(built.trigger().description.displayName);
 	});
 
-	test('offers the event New Registration and a Form picked From List or By Slug, searched with a method it has', () => {
+	test('offers Trigger On: New Registration, and a Form picked From List or By Slug, searched with a method it has', () => {
 		expect(offeredValues(pollDescription, fresh, 'event')).toEqual(['newRegistration']);
+		// n8n's name for a trigger's event: "Trigger On"; the saved name stays `event`.
+		expect(pollDescription.properties.find((property) => property.name === 'event')?.displayName).toBe('Trigger On');
 		const form = pollDescription.properties.find((property) => property.name === 'formSlug')!;
 		expect(form.type).toBe('resourceLocator');
 		expect(form.modes?.map((mode) => mode.name)).toEqual(['list', 'id']);
@@ -264,6 +408,32 @@ describe('the editor: the description itself', () => {
 		expect(defaultTypeProblems({ ...description, properties: built.credential().properties })).toEqual([]);
 	});
 
+	test('every placeholder that shows an example value starts with "e.g." (n8n\'s UX guidelines); the others name a button or a list', () => {
+		const all = [
+			...placeholders(description.properties),
+			...placeholders(built.trigger().description.properties),
+			...placeholders(built.pollTrigger().description.properties),
+			...placeholders(built.credential().properties),
+		];
+		const examples = all.filter((entry) => !/: (Add [A-Z][a-z]+( [A-Z][a-z]+)*|Select an? [a-z]+\.\.\.)$/.test(entry));
+
+		expect(all.length).toBeGreaterThan(examples.length);
+		expect(examples.length).toBeGreaterThan(20);
+		expect(examples.filter((entry) => !/: e\.g\. \S/.test(entry))).toEqual([]);
+	});
+
+	test('every tooltip is short, at most 40 words (the rest is in the README): parameters, options and dropdown values', () => {
+		for (const properties of [
+			description.properties,
+			built.trigger().description.properties,
+			built.pollTrigger().description.properties,
+			built.credential().properties,
+		]) {
+			expect(longTooltips(properties, 40)).toEqual([]);
+		}
+		expect(longTooltips(description.properties, 35)).not.toEqual([]);
+	});
+
 	test('the checks catch a misspelt operation, a parameter that can never show, and a default of the wrong type', () => {
 		const misspelt = withProperty('status', (property) => ({
 			...property,
@@ -297,6 +467,13 @@ const MODEL_ARGUMENTS: Record<string, Record<string, 'required' | 'may be left o
 		Serial_Numbers: 'may be left out',
 		Purchase_Date: 'may be left out',
 	},
+	'registration.upsert': {
+		Product_Name: 'required',
+		Customer_Email: 'required',
+		Customer_Name: 'may be left out',
+		Serial_Numbers: 'may be left out',
+		Purchase_Date: 'may be left out',
+	},
 	'registration.delete': { Registration: 'required' },
 	'registration.getAll': { Limit: 'may be left out', Customer_Email: 'may be left out' },
 	'registration.update': {
@@ -323,6 +500,7 @@ const TOLD: Record<string, string[]> = {
 	'registration.create': ['YYYY-MM-DD', 'comma-separated', 'its id'],
 	'registration.getAll': ['how many match', 'Requested, Processing, Confirmed or Unqualified', "registration's id"],
 	'registration.update': ['found by its id', 'finding registrations'],
+	'registration.upsert': ['YYYY-MM-DD', 'comma-separated', 'its id', 'or update', 'outcome'],
 	'registration.updateStatus': ['Requested, Processing, Confirmed and Unqualified', 'found by its id'],
 	'registration.delete': ['found by its id'],
 	'serialNumber.get': ['found: false'],
@@ -338,12 +516,27 @@ function modelArguments(parameters: INodeParameters): FromAIArgument[] {
 	return found;
 }
 
-/** What a fresh node of each operation stored in 0.4, before tools had fields of their own: the plain node keeps it. */
+/**
+ * What a fresh node of each operation stored in 0.4, before tools had fields of their own: the plain node of version 1
+ * keeps it (Create or Update, new in 0.6, stores what Create stores).
+ */
 const STORED_BY_04: Record<string, INodeParameters> = {
 	'file.upload': { resource: 'file', operation: 'upload', binaryPropertyName: 'data', options: {} },
 	'registration.create': {
 		resource: 'registration',
 		operation: 'create',
+		dataMode: 'defineBelow',
+		productName: '',
+		customerEmail: '',
+		customerName: '',
+		serialNumbers: '',
+		purchaseDate: '',
+		additionalFields: {},
+		options: {},
+	},
+	'registration.upsert': {
+		resource: 'registration',
+		operation: 'upsert',
 		dataMode: 'defineBelow',
 		productName: '',
 		customerEmail: '',
@@ -417,11 +610,12 @@ describe('the editor: the node used as a tool (Product Registration Tool)', () =
 		expect(withoutOwn.description.properties.map((property) => property.name)).toContain('descriptionType');
 	});
 
-	test('offers Answer (Compact, the default, or Whole Registrations) where the operation answers with registrations', () => {
-		for (const operation of ['create', 'getAll', 'update', 'updateStatus']) {
+	test('offers Output (Simplified, the default, or Raw) where the operation answers with registrations, and no Simplify', () => {
+		for (const operation of ANSWER_REGISTRATIONS) {
 			const fresh = editorParameters(toolDescription, { resource: 'registration', operation });
 			expect(offeredValues(toolDescription, fresh, 'toolAnswer')).toEqual(['compact', 'whole']);
 			expect(fresh.toolAnswer).toBe('compact');
+			expect(fresh).not.toHaveProperty('simplify');
 		}
 		const lookup = editorParameters(toolDescription, { resource: 'serialNumber', operation: 'get' });
 		expect(shownProperties(toolDescription, lookup).map((property) => property.name)).not.toContain('toolAnswer');
@@ -442,10 +636,10 @@ describe('the editor: the node used as a tool (Product Registration Tool)', () =
 			limit: "={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('Limit', ``, 'number') }}",
 			filters: { email: "={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('Customer_Email', ``, 'string') }}" },
 		};
-		const opened = editorParameters(toolDescription, savedBy04);
+		const opened = editorParameters(toolDescription, savedBy04, 1);
 
-		expect(parameterIssues(toolDescription, { parameters: savedBy04 })).toEqual([]);
-		expect(unsupportedValues(toolDescription.properties, savedBy04, toolDescription)).toEqual([]);
+		expect(parameterIssues(toolDescription, { typeVersion: 1, parameters: savedBy04 })).toEqual([]);
+		expect(unsupportedValues(toolDescription.properties, savedBy04, toolDescription, 1)).toEqual([]);
 		expect({ limit: opened.limit, filters: opened.filters }).toEqual({
 			limit: savedBy04.limit,
 			filters: savedBy04.filters,
@@ -484,10 +678,10 @@ describe.each(operations)('the editor: $resource → $operation used as a tool',
 		expect(unsupportedValues(toolDescription.properties, fresh, toolDescription)).toEqual([]);
 	});
 
-	test('the plain node stores exactly what a fresh node of 0.4 stored, and shows none of the tool fields', () => {
-		const stored = editorParameters(description, { resource, operation });
+	test('the plain node of version 1 stores exactly what a fresh node of 0.4 stored, and shows none of the tool fields', () => {
+		const stored = editorParameters(description, { resource, operation }, 1);
 		expect(stored).toEqual(STORED_BY_04[key]);
-		const shown = shownProperties(description, stored).map((property) => property.name);
+		const shown = shownProperties(description, stored, 1).map((property) => property.name);
 		expect(shown).not.toContain('toolDescription');
 		expect(shown).not.toContain('toolAnswer');
 	});
@@ -527,7 +721,12 @@ describe.each(examples)('examples/$file, opened in the editor', ({ workflow }) =
 			});
 			expect({
 				node: candidate.name,
-				unsupported: unsupportedValues(nodeDescription.properties, candidate.parameters, nodeDescription),
+				unsupported: unsupportedValues(
+					nodeDescription.properties,
+					candidate.parameters,
+					nodeDescription,
+					candidate.typeVersion,
+				),
 			}).toEqual({
 				node: candidate.name,
 				unsupported: [],

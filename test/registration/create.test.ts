@@ -252,27 +252,27 @@ describe('registration: Create', () => {
 	test.each([
 		[
 			{ email: 'ann.lee(at)example.com' },
-			'The Customer Email of item 2 is not an email address: "ann.lee(at)example.com"',
+			`The 'Customer Email' is not an email address: "ann.lee(at)example.com" [item 2]`,
 		],
-		[{ email: '' }, 'The Customer Email of item 2 is empty'],
+		[{ email: '' }, "The 'Customer Email' is empty [item 2]"],
 		[
 			{ bought: '03/01/2024' },
-			'The Purchase Date of item 2 is not a date: "03/01/2024". Use YYYY-MM-DD, e.g. 2024-03-01',
+			`The 'Purchase Date' is not a date: "03/01/2024". Use YYYY-MM-DD, e.g. 2024-03-01 [item 2]`,
 		],
 		[
 			{ bought: '2024-02-30' },
-			'The Purchase Date of item 2 is not a date: "2024-02-30". Use YYYY-MM-DD, e.g. 2024-03-01',
+			`The 'Purchase Date' is not a date: "2024-02-30". Use YYYY-MM-DD, e.g. 2024-03-01 [item 2]`,
 		],
 		[
 			{ extra: '[1, 2]' },
-			'The Extra Fields (JSON) of item 2 must be a JSON object like {"greetings": "hi"}, not "[1, 2]"',
+			`The 'Extra Fields (JSON)' must be a JSON object like {"greetings": "hi"}, not "[1, 2]" [item 2]`,
 		],
-		[{ extra: '{ "greetings": ' }, 'The Extra Fields (JSON) of item 2 is not valid JSON: "{ \\"greetings\\": "'],
+		[{ extra: '{ "greetings": ' }, `The 'Extra Fields (JSON)' is not valid JSON: "{ \\"greetings\\": " [item 2]`],
 		[
 			{ extra: '{ "type": "other-form" }' },
-			'The extra field "type" of item 2 has the name of a standard field; set it with its own parameter instead',
+			"The extra field 'type' has the name of a standard field; set it with its own parameter instead [item 2]",
 		],
-		[{ serials: [{ sn: 1 }] }, 'The Serial Numbers of item 2 must be a list of texts, but holds "{\\"sn\\":1}"'],
+		[{ serials: [{ sn: 1 }] }, `The 'Serial Numbers' must be a list of texts, but holds "{\\"sn\\":1}" [item 2]`],
 	])('bad input %j is refused before anything is sent', async (bad: IDataObject, message) => {
 		const items: INodeExecutionData[] = rows(4).map((item) => ({
 			json: { ...item.json, bought: '2024-01-01', extra: '', serials: '' },
@@ -307,7 +307,7 @@ describe('registration: Create', () => {
 
 		expect(result.items.map((item) => [item.pairedItem, item.json.error ?? item.json.id])).toEqual([
 			[{ item: 0 }, 'R000001'],
-			[{ item: 1 }, 'The Customer Email of item 1 is not an email address: "not an email"'],
+			[{ item: 1 }, `The 'Customer Email' is not an email address: "not an email" [item 1]`],
 			[{ item: 2 }, 'R000002'],
 		]);
 		expect(sentRegistrations().map((batch) => batch.length)).toEqual([2]);
@@ -399,7 +399,7 @@ describe('registration: Create, Map Automatically', () => {
 		});
 
 		expect(run.error?.message).toBe(
-			'The extra field "accessToken" of item 0 has the name of a standard field; set it with its own parameter instead',
+			"The extra field 'accessToken' has the name of a standard field; set it with its own parameter instead [item 0]",
 		);
 		expect(sandbox().requests).toHaveLength(0);
 	});
@@ -408,17 +408,17 @@ describe('registration: Create, Map Automatically', () => {
 		[
 			'a missing required column names the names it looks for',
 			{ Email: 'ann@example.com' },
-			'Item 1 has no field for the Product Name: Map Automatically looks for a field named "Product Name", "product_name", "productName" or "Product"',
+			"The item has no field for the 'Product Name': Map Automatically looks for a field named 'Product Name', 'product_name', 'productName' or 'Product' [item 1]",
 		],
 		[
 			'two columns for one field name both',
 			{ Product: 'Kettle', Email: 'ann@example.com', customer_email: 'bo@example.com' },
-			'Item 1 has two fields for the Customer Email, "Email" and "customer_email": Map Automatically cannot tell which to send. Rename or remove one.',
+			"The item has two fields for the 'Customer Email', 'Email' and 'customer_email': Map Automatically cannot tell which to send. Rename or remove one [item 1]",
 		],
 		[
 			'a bad value gets the same error as a mapped one',
 			{ Product: 'Kettle', Email: 'ann at example' },
-			'The Customer Email of item 1 is not an email address: "ann at example"',
+			`The 'Customer Email' is not an email address: "ann at example" [item 1]`,
 		],
 	])('%s, under Continue On Fail only for its item', async (_case, row, message) => {
 		const run = await runNode({
@@ -586,7 +586,7 @@ describe('registration: Create with files', () => {
 			{
 				json: {
 					error: expect.stringMatching(
-						/^The file in binary field "Receipt" of item 0 could not be uploaded, so nothing was sent for it: Uploading "receipt\.pdf" to the storage failed \(HTTP 403\): AccessDenied/,
+						/^The file in the binary field 'Receipt' could not be uploaded, so nothing was sent for it: Uploading "receipt\.pdf" to the storage failed \(HTTP 403\): AccessDenied.* \[item 0\]$/,
 					),
 				},
 				pairedItem: { item: 0 },
@@ -604,7 +604,7 @@ describe('registration: Create with files', () => {
 		});
 
 		expect(errorOf(result)).toEqual({
-			message: expect.stringMatching(/^The file in binary field "Receipt" of item 0 could not be uploaded/),
+			message: expect.stringMatching(/^The file in the binary field 'Receipt' could not be uploaded, .* \[item 0\]$/),
 			itemIndex: 0,
 		});
 		expect(posts()).toHaveLength(0);
@@ -630,7 +630,7 @@ describe('registration: Create with files', () => {
 		});
 
 		expect(result.error?.message).toBe(
-			'The Form Field "productName" of item 0 is a standard field of the registration; send the file to a field of the form\'s own',
+			"The form field 'productName' is a standard field of the registration; send the file to a field of the form's own [item 0]",
 		);
 		expect(uploadRequests()).toHaveLength(0);
 	});
@@ -656,5 +656,37 @@ describe('registration: Create with files', () => {
 		});
 		expect(result.items[0].json.files).toEqual([expect.objectContaining({ field: 'receipt' })]);
 		expect(posts()).toHaveLength(0);
+	});
+});
+
+describe('registration: Create, Simplify (version 1.1, on by default)', () => {
+	test('each created registration comes out compact, as the tool gives it to a model; Simplify off gives it whole', async () => {
+		const parameters = createFromColumns({ serialNumbers: 'KT-1', additionalFields: { formSlug: 'warranty' } });
+
+		const simplified = await runNode({ parameters, credentials: credentials(), items: rows(2), typeVersion: 1.1 });
+		const whole = await runNode({
+			parameters: { ...parameters, simplify: false },
+			credentials: credentials(),
+			items: rows(1),
+			typeVersion: 1.1,
+		});
+
+		expect(simplified.items.map((item) => item.json)).toEqual([
+			{
+				id: 'R000001',
+				productName: 'Kettle K0',
+				customerEmail: 'customer0@example.com',
+				serialNumbers: ['KT-1'],
+				form: 'warranty',
+			},
+			{
+				id: 'R000002',
+				productName: 'Kettle K1',
+				customerEmail: 'customer1@example.com',
+				serialNumbers: ['KT-1'],
+				form: 'warranty',
+			},
+		]);
+		expect(whole.items[0].json).toMatchObject({ id: 'R000003', formSlug: 'warranty', statusHistory: [], fields: {} });
 	});
 });

@@ -33,7 +33,7 @@ describe('registration: Delete', () => {
 				pairedItem: { item: 0 },
 			},
 			{ json: { deleted: true, registrationId: id }, pairedItem: { item: 1 } },
-			{ json: { error: 'The Registration ID of item 2 is empty' }, pairedItem: { item: 2 } },
+			{ json: { error: "The 'Registration' ID is empty [item 2]" }, pairedItem: { item: 2 } },
 		]);
 	});
 });

@@ -109,7 +109,9 @@ describe('registration: Get Many', () => {
 			items: [{ json: { email: 'ann@example.com' } }, { json: { email: 'ann at example' } }],
 		});
 
-		expect(result.error?.message).toBe('The Customer Email filter of item 1 is not an email address: "ann at example"');
+		expect(result.error?.message).toBe(
+			`The 'Customer Email' filter is not an email address: "ann at example" [item 1]`,
+		);
 		expect((result.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
 		expect(sandbox().requestsTo('GET', '/api/registrations')).toHaveLength(1);
 	});
@@ -126,7 +128,7 @@ describe('registration: Get Many', () => {
 
 		expect(result.items).toEqual([
 			{
-				json: { error: 'The Customer Email filter of item 0 is not an email address: "not-an-email"' },
+				json: { error: `The 'Customer Email' filter is not an email address: "not-an-email" [item 0]` },
 				pairedItem: { item: 0 },
 			},
 			expect.objectContaining({
@@ -234,7 +236,7 @@ describe('registration: Get Many over a paged list', () => {
 
 		expect(ids(result.items)).toEqual([1, 2]);
 		expect(result.hints).toEqual([
-			'Item 0: the list of registrations may be incomplete: the service said it holds 5 but listed 2: it left some out. Run the node again to read the list anew.',
+			'The list of registrations may be incomplete: the service said it holds 5 but listed 2: it left some out. Run the node again to read the list anew [item 0]',
 		]);
 	});
 
@@ -247,7 +249,7 @@ describe('registration: Get Many over a paged list', () => {
 		expect(pages().length).toBeLessThanOrEqual(9);
 		expect(ids(result.items)).toEqual(newestFirst(300).slice(0, 100));
 		expect(result.hints).toEqual([
-			"Item 0: the list of registrations may be incomplete: on each of 3 reads from its start, a page held none of what the read before it held, or nothing more: the service ignores page, or the list changed too much while it was read. Run the node again to read the list anew.",
+			'The list of registrations may be incomplete: on each of 3 reads from its start, a page held none of what the read before it held, or nothing more: the service ignores page, or the list changed too much while it was read. Run the node again to read the list anew [item 0]',
 		]);
 	});
 
@@ -318,7 +320,7 @@ describe('registration: Get Many in the dialects the API page leaves open', () =
 
 		expect(ids(result.items)).toEqual(newestFirst(250));
 		expect(result.hints).toEqual([
-			'Item 0: the list of registrations may be incomplete: the service gives 20 records a page whatever is asked, so its pages cannot overlap and a record deleted while the list was read could hide another. Run the node again to read the list anew.',
+			'The list of registrations may be incomplete: the service gives 20 records a page whatever is asked, so its pages cannot overlap and a record deleted while the list was read could hide another. Run the node again to read the list anew [item 0]',
 		]);
 	});
 });
@@ -365,5 +367,63 @@ describe("registration: Get Many, the API page's reading (a bare array)", () => 
 
 		expect(pages().length).toBeLessThanOrEqual(2);
 		expect(ids(result.items)).toEqual(newestFirst(250));
+	});
+});
+
+/**
+ * Simplify, from version 1.1 (a node added now), on by default: each registration compact, as the tool's Output
+ * Simplified gives it to a model. A node of version 1 (saved before 0.6) answers with whole registrations, as above.
+ */
+describe('registration: Get Many, Simplify', () => {
+	const compactBlender = {
+		id: 'R000003',
+		productName: 'Blender B3',
+		customerEmail: 'bob@example.com',
+		form: 'warranty',
+	};
+
+	test('version 1.1 answers with each registration compact by default: at most 10 fields, one item each', async () => {
+		seed();
+
+		const result = await runNode({
+			parameters: getAll({ returnAll: true }),
+			credentials: credentials(),
+			typeVersion: 1.1,
+		});
+
+		expect(result.items.map((item) => item.json.productName)).toEqual(['Blender B3', 'Toaster T2', 'Kettle K1']);
+		expect(result.items[0].json).toEqual(compactBlender);
+		expect(result.items.every((item) => Object.keys(item.json).length <= 10)).toBe(true);
+		expect(result.items.every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(true);
+	});
+
+	test('version 1.1 with Simplify off answers with the registrations as the service lists them, as version 1 does', async () => {
+		seed();
+
+		const whole = await runNode({
+			parameters: getAll({ returnAll: true, simplify: false }),
+			credentials: credentials(),
+			typeVersion: 1.1,
+		});
+		const savedBefore06 = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
+
+		expect(whole.items[0].json).toMatchObject({
+			id: 'R000003',
+			type: 'warranty',
+			fieldData: {},
+			createdAt: expect.any(String),
+		});
+		expect(whole.items.map((item) => item.json)).toEqual(savedBefore06.items.map((item) => item.json));
+	});
+
+	test('a node of version 1 holding simplify (set by hand) still answers whole: Simplify is not part of version 1', async () => {
+		seed();
+
+		const result = await runNode({
+			parameters: getAll({ returnAll: true, simplify: true }),
+			credentials: credentials(),
+		});
+
+		expect(result.items[0].json).toHaveProperty('fieldData');
 	});
 });

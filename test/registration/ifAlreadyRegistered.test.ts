@@ -275,7 +275,7 @@ describe('If Already Registered', () => {
 
 		expect(outcomes(run.items)).toEqual([
 			'skipped',
-			"The service's list of registrations for ann@example.com may be incomplete (the service said it holds 2 but listed 1: it left some out), so it is not known whether item 1 is registered already; nothing was sent for it. Run it again.",
+			"The service's list of registrations for ann@example.com may be incomplete (the service said it holds 2 but listed 1: it left some out), so it is not known whether the item is registered already; nothing was sent for it. Run it again [item 1]",
 		]);
 		expect(posts()).toHaveLength(0);
 	});
@@ -318,12 +318,12 @@ describe('If Already Registered', () => {
 		[
 			'an answer that is not a list',
 			{ message: 'ok' },
-			"The service's list of registrations for ann@example.com could not be read (the answer is not a list), so it is not known whether item 0 is registered already; nothing was sent for it",
+			"The service's list of registrations for ann@example.com could not be read (the answer is not a list), so it is not known whether the item is registered already; nothing was sent for it [item 0]",
 		],
 		[
 			'entries without product names',
 			[{ id: 'R1' }],
-			"The service's list of registrations for ann@example.com could not be read (an entry has no productName), so it is not known whether item 0 is registered already; nothing was sent for it",
+			"The service's list of registrations for ann@example.com could not be read (an entry has no productName), so it is not known whether the item is registered already; nothing was sent for it [item 0]",
 		],
 		[
 			'a text answer',
@@ -365,7 +365,7 @@ describe('If Already Registered', () => {
 		});
 
 		expect(outcomes(run.items)).toEqual([
-			'The service lists a registration for item 0 but without an id, so it cannot be updated',
+			'The service lists a registration for the item but without an id, so it cannot be updated [item 0]',
 		]);
 		expect(sandbox().requests.filter((request) => request.method !== 'GET')).toHaveLength(0);
 	});
@@ -381,7 +381,7 @@ describe('If Already Registered', () => {
 		const run = await runNode({ parameters, credentials: credentials(), items: rows, continueOnFail: true });
 
 		expect(outcomes(run.items)).toEqual([
-			'The Timeout option of item 0 must be a whole number from 1 to 3600000, not "soon"',
+			`The 'Timeout' option must be a whole number from 1 to 3600000, not "soon" [item 0]`,
 			'created',
 			'created',
 		]);

@@ -78,22 +78,22 @@ describe('registration: Update', () => {
 	});
 
 	test.each([
-		[{ registrationId: '  ', updateFields: { productName: 'X' } }, 'The Registration ID of item 0 is empty'],
+		[{ registrationId: '  ', updateFields: { productName: 'X' } }, "The 'Registration' ID is empty [item 0]"],
 		[
 			{ registrationId: '..', updateFields: { productName: 'X' } },
-			'The Registration ID of item 0 cannot be sent in a URL path: ".." is read as a folder step',
+			`The 'Registration' ID cannot be sent in a URL path: ".." is read as a folder step [item 0]`,
 		],
 		[
 			{ registrationId: 'R1', updateFields: {} },
-			'Nothing to update for item 0: add at least one field under Update Fields',
+			"Nothing to update: add at least one field under 'Update Fields' [item 0]",
 		],
 		[
 			{ registrationId: 'R1', updateFields: { customerEmail: 'nope' } },
-			'The Customer Email of item 0 is not an email address: "nope"',
+			`The 'Customer Email' is not an email address: "nope" [item 0]`,
 		],
 		[
 			{ registrationId: 'R1', updateFields: { extraFieldsJson: '"text"' } },
-			'The Extra Fields (JSON) of item 0 must be a JSON object like {"greetings": "hi"}, not "\\"text\\""',
+			`The 'Extra Fields (JSON)' must be a JSON object like {"greetings": "hi"}, not "\\"text\\"" [item 0]`,
 		],
 	])('bad input %j is refused before anything is sent', async (parameters, message) => {
 		const result = await runNode({
@@ -153,9 +153,29 @@ describe('registration: Update with files', () => {
 		});
 
 		expect(errorOf(result)).toEqual({
-			message: expect.stringMatching(/^The file in binary field "data" of item 0 could not be uploaded/),
+			message: expect.stringMatching(/^The file in the binary field 'data' could not be uploaded, .* \[item 0\]$/),
 			itemIndex: 0,
 		});
 		expect(sandbox().requestsTo('PUT', `/api/registrations/${id}`)).toHaveLength(0);
+	});
+});
+
+describe('registration: Update, Simplify (version 1.1, on by default)', () => {
+	test('the updated registration comes out compact; a node of version 1 gives it whole, as before 0.6', async () => {
+		const id = seedRegistration(sandbox());
+		const parameters = {
+			resource: 'registration',
+			operation: 'update',
+			registrationId: id,
+			updateFields: { customerName: 'Ann Lee-Smith' },
+		};
+
+		const simplified = await runNode({ parameters, credentials: credentials(), typeVersion: 1.1 });
+		const savedBefore06 = await runNode({ parameters, credentials: credentials() });
+
+		expect(simplified.items.map((item) => item.json)).toEqual([
+			{ id, productName: 'Kettle K1', customerName: 'Ann Lee-Smith', customerEmail: 'ann.lee@example.com' },
+		]);
+		expect(savedBefore06.items[0].json).toMatchObject({ id, fields: { greetings: 'hi' }, statusHistory: [] });
 	});
 });

@@ -59,19 +59,19 @@ describe('registration: Change Status', () => {
 	});
 
 	test.each([
-		[{ status: '={{ $json.missing }}' }, 'The Status of item 0 is empty'],
+		[{ status: '={{ $json.missing }}' }, "The 'Status' is empty [item 0]"],
 		[
 			{ status: 'ok', additionalFields: { assetsJson: '{ "name": "a" }' } },
-			'The Assets (JSON) of item 0 must be a JSON array, not "{ \\"name\\": \\"a\\" }"',
+			`The 'Assets (JSON)' must be a JSON array, not "{ \\"name\\": \\"a\\" }" [item 0]`,
 		],
-		[{ status: 'ok', additionalFields: { assetsJson: '[{ "name": "a" }]' } }, 'The Asset 1 URL of item 0 is empty'],
+		[{ status: 'ok', additionalFields: { assetsJson: '[{ "name": "a" }]' } }, 'The url of asset 1 is empty [item 0]'],
 		[
 			{ status: 'ok', additionalFields: { assets: { asset: [{ name: '', url: 'https://x.example/a' }] } } },
-			'The Asset 1 name of item 0 is empty',
+			'The name of asset 1 is empty [item 0]',
 		],
 		[
 			{ status: 'ok', additionalFields: { assetsJson: '["receipt.pdf"]' } },
-			'The Asset 1 of item 0 must be an object with name and url',
+			'The asset 1 must be an object with a name and a url [item 0]',
 		],
 	])('bad input %j is refused before anything is sent', async (parameters, message) => {
 		const result = await runNode({
@@ -103,6 +103,90 @@ describe('registration: Change Status', () => {
 			[{ item: 0 }, 'The service answered HTTP 409: Status transition not allowed'],
 			[{ item: 1 }, 'approved'],
 		]);
+	});
+});
+
+/**
+ * Status: a text field in nodes of version 1 (saved before 0.6), a dropdown of the admin's four statuses from 1.1. n8n
+ * sends an option's value as the workflow holds it (n8n-core checks no options value at run time), so what a saved
+ * workflow holds is sent as it is, on both lines.
+ */
+describe('registration: Change Status, Status in each version', () => {
+	const changeStatus = (status: string) => ({
+		resource: 'registration',
+		operation: 'updateStatus',
+		registrationId: '={{ $json.id }}',
+		status,
+	});
+	const sentStatuses = () =>
+		sandbox()
+			.requests.filter((request) => request.method === 'POST')
+			.map((request) => (request.body as { status: string }).status);
+
+	test('version 1 (saved before 0.6) sends the text it holds, a status the admin does not show included', async () => {
+		const ids = [seedRegistration(sandbox()), seedRegistration(sandbox())];
+
+		const result = await runNode({
+			parameters: changeStatus('receipt received'),
+			credentials: credentials(),
+			items: ids.map((id) => ({ json: { id } })),
+			typeVersion: 1,
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(sentStatuses()).toEqual(['receipt received', 'receipt received']);
+	});
+
+	test.each(['Confirmed', 'Processing', 'Requested', 'Unqualified'])(
+		'version 1.1 sends the status %s chosen in the dropdown as the admin spells it, as typing it into version 1 did',
+		async (status) => {
+			const id = seedRegistration(sandbox());
+
+			await runNode({ parameters: changeStatus(status), credentials: credentials(), items: [{ json: { id } }] });
+			await runNode({
+				parameters: changeStatus(status),
+				credentials: credentials(),
+				items: [{ json: { id } }],
+				typeVersion: 1.1,
+			});
+
+			expect(sentStatuses()).toEqual([status, status]);
+		},
+	);
+
+	test('version 1.1 sends any other status given by expression, and a plain value saved outside the four as it is held', async () => {
+		const id = seedRegistration(sandbox());
+		const items = [{ json: { id, status: 'on hold' } }];
+
+		const byExpression = await runNode({
+			parameters: changeStatus('={{ $json.status }}'),
+			credentials: credentials(),
+			items,
+			typeVersion: 1.1,
+		});
+		const heldAsIs = await runNode({
+			parameters: changeStatus('waiting for receipt'),
+			credentials: credentials(),
+			items,
+			typeVersion: 1.1,
+		});
+
+		expect([byExpression.error, heldAsIs.error]).toEqual([undefined, undefined]);
+		expect(sentStatuses()).toEqual(['on hold', 'waiting for receipt']);
+	});
+
+	test('version 1.1 without a status set sends the dropdown default, Confirmed', async () => {
+		const id = seedRegistration(sandbox());
+		const { status: _, ...withoutStatus } = changeStatus('');
+
+		await runNode({
+			parameters: withoutStatus,
+			credentials: credentials(),
+			items: [{ json: { id } }],
+			typeVersion: 1.1,
+		});
+
+		expect(sentStatuses()).toEqual(['Confirmed']);
 	});
 });
 
@@ -153,5 +237,36 @@ describe('registration: Change Status with files', () => {
 		expect(result.error?.message).toBe("The item has no binary field 'photo' [item 0]");
 		expect(sandbox().requests).toHaveLength(0);
 		expect(storagePuts(sandbox())).toHaveLength(0);
+	});
+});
+
+describe('registration: Change Status, Simplify (version 1.1, on by default)', () => {
+	test('the changed registration comes out compact, its new status in it; Simplify off gives it whole', async () => {
+		const id = seedRegistration(sandbox());
+		const parameters = {
+			resource: 'registration',
+			operation: 'updateStatus',
+			registrationId: id,
+			status: 'Processing',
+		};
+
+		const simplified = await runNode({ parameters, credentials: credentials(), typeVersion: 1.1 });
+		const whole = await runNode({
+			parameters: { ...parameters, status: 'Confirmed', simplify: false },
+			credentials: credentials(),
+			typeVersion: 1.1,
+		});
+
+		expect(simplified.items.map((item) => item.json)).toEqual([
+			{ id, productName: 'Kettle K1', customerEmail: 'ann.lee@example.com', status: 'Processing' },
+		]);
+		expect(whole.items[0].json).toMatchObject({
+			id,
+			status: 'Confirmed',
+			statusHistory: [
+				expect.objectContaining({ status: 'Processing' }),
+				expect.objectContaining({ status: 'Confirmed' }),
+			],
+		});
 	});
 });

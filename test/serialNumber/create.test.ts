@@ -98,9 +98,9 @@ describe('serial number: Create', () => {
 	});
 
 	test.each([
-		[{ serial: '' }, 'The Serial Number of item 1 is empty'],
-		[{ tags: { vip: true } }, 'The Customer Tags of item 1 must be a list of texts, but holds "{\\"vip\\":true}"'],
-		[{ sku: ['A', 'B'] }, 'The SKU of item 1 must be text, not a list: "[\\"A\\",\\"B\\"]"'],
+		[{ serial: '' }, "The 'Serial Number' is empty [item 1]"],
+		[{ tags: { vip: true } }, `The 'Customer Tags' must be a list of texts, but holds "{\\"vip\\":true}" [item 1]`],
+		[{ sku: ['A', 'B'] }, `The 'SKU' must be text, not a list: "[\\"A\\",\\"B\\"]" [item 1]`],
 	])('bad input %j is refused before anything is sent', async (bad, message) => {
 		const items = sheetRows(3);
 		items[1].json = { ...items[1].json, ...bad };
@@ -118,7 +118,7 @@ describe('serial number: Create', () => {
 			items: sheetRows(1),
 		});
 
-		expect(result.error?.message).toBe('The Batch Size option of item 0 must be a whole number from 1 to 1000, not 0');
+		expect(result.error?.message).toBe("The 'Batch Size' option must be a whole number from 1 to 1000, not 0 [item 0]");
 	});
 });
 

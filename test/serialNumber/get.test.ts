@@ -40,7 +40,7 @@ describe('serial number: Get', () => {
 		});
 
 		expect(errorOf(result)).toEqual({
-			message: 'The Serial Number of item 0 cannot be sent in a URL path: ".." is read as a folder step',
+			message: `The 'Serial Number' cannot be sent in a URL path: ".." is read as a folder step [item 0]`,
 			itemIndex: 0,
 		});
 		expect(sandbox().requests).toHaveLength(0);
@@ -67,6 +67,6 @@ describe('serial number: Get', () => {
 			items: [{ json: { serial: ' ' } }],
 		});
 
-		expect(errorOf(result)).toEqual({ message: 'The Serial Number of item 0 is empty', itemIndex: 0 });
+		expect(errorOf(result)).toEqual({ message: "The 'Serial Number' is empty [item 0]", itemIndex: 0 });
 	});
 });

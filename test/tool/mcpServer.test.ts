@@ -136,7 +136,7 @@ describe("the node as an MCP server's tools: what a model gets back", () => {
 		expect(statusByModel.body).toEqual(statusByPerson.body);
 	});
 
-	test('Answer: Whole Registrations gives each registration as the service lists it', async () => {
+	test('Output: Raw gives each registration as the service lists it', async () => {
 		seedCustomer(1);
 		const whole = mcpServerWorkflow({
 			find_registrations: { ...SHOP_TOOLS.find_registrations, toolAnswer: 'whole' },

@@ -78,13 +78,13 @@ export function inputFields(input: ItemInput, mapping: AutoMapping): MatchedFiel
 	if (fields.conflict) {
 		const { field, keys } = fields.conflict;
 		throw input.error(
-			`Item ${input.itemIndex} has two fields for the ${mapping.labels[field]}, "${keys[0]}" and "${keys[1]}": Map Automatically cannot tell which to send. Rename or remove one.`,
+			`The item has two fields for the '${mapping.labels[field]}', '${keys[0]}' and '${keys[1]}': Map Automatically cannot tell which to send. Rename or remove one`,
 		);
 	}
 	for (const field of mapping.required) {
 		if (fields.matched[field] === undefined) {
 			throw input.error(
-				`Item ${input.itemIndex} has no field for the ${mapping.labels[field]}: Map Automatically looks for a field named ${describeNames(mapping.labels[field], field, mapping.names[field])}`,
+				`The item has no field for the '${mapping.labels[field]}': Map Automatically looks for a field named ${describeNames(mapping.labels[field], field, mapping.names[field])}`,
 			);
 		}
 	}

@@ -24,7 +24,7 @@ const requestOptionProperties: INodeProperties[] = [
 		typeOptions: { minValue: 0, maxValue: MAX_RETRIES },
 		default: DEFAULT_RETRIES,
 		description:
-			'How often to repeat a request that failed for a passing reason: 502/503/504, a lost connection or the Timeout. A request that creates something is repeated only when the service cannot have acted on it (a refused connection), so nothing is ever created twice. Refusals for the rate (429) spend none of these: the whole run keeps to the pace it learns from them. While the service refuses (429, or 503), a request waits with the run and fails once (Retries + 1) × Timeout have passed since its first attempt (or since the refusals began, if later), the waiting included. Otherwise one request takes at most (Retries + 1) × Timeout plus the waits between attempts; with the defaults about 2 minutes.',
+			'How often to repeat a request that failed for a passing reason (HTTP 502 to 504, a lost connection, the Timeout). A create is repeated only when the service cannot have acted on it, so nothing is created twice.',
 	},
 	{
 		displayName: 'Retry Wait (Ms)',
@@ -33,7 +33,7 @@ const requestOptionProperties: INodeProperties[] = [
 		typeOptions: { minValue: 0 },
 		default: DEFAULT_RETRY_WAIT_MS,
 		description:
-			'Wait before the first repeat, in milliseconds; it doubles with each further repeat (at most 30 seconds), with some randomness. When the service refuses (429, or 503), the whole run waits as long as it asks (Retry-After, up to 60 seconds) or, when it does not say, this long, doubled while the waits keep ending in refusals; then, whatever this is (0 included), it sends one request at a time and at most 4 in any second until the service takes one. Stop ends a wait at once.',
+			'Wait before the first repeat, in milliseconds, doubled for each further one (at most 30 seconds). When the service refuses for the rate (429), the whole run waits as long as it asks instead.',
 	},
 	{
 		displayName: 'Timeout (Ms)',
@@ -42,7 +42,7 @@ const requestOptionProperties: INodeProperties[] = [
 		typeOptions: { minValue: 1 },
 		default: DEFAULT_TIMEOUT_MS,
 		description:
-			'The longest one request to the service may take as a whole, in milliseconds: connecting, sending and receiving the last byte of the answer. Past it the request is ended and counts as a lost connection. For a file upload to the storage it is the longest the upload may go without a byte moving.',
+			'The longest one request may take as a whole, in milliseconds, from connecting to the last byte of the answer. For a file upload to the storage: the longest it may go without a byte moving.',
 	},
 ];
 
@@ -53,7 +53,7 @@ function concurrencyProperty(howMany: string, defaultConcurrency: number): INode
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
 		default: defaultConcurrency,
-		description: `${howMany} at once. Output order and item links are kept. A run starts with one request at a time and reaches this once 16 have been answered, so that a rate-limited service refuses one request, not a whole round; once the service answers 429 (too many requests), the run keeps to the pace it learns from its refusals instead.`,
+		description: `${howMany} at once. Output order and item links are kept; a run starts with one request at a time and keeps to the pace the service allows.`,
 	};
 }
 

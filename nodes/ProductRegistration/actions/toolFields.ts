@@ -47,24 +47,27 @@ export function toolDescriptionProperty(text: string): INodeProperties {
 /** The most records a list answers a model with: a model reads every answer into its context. */
 export const MOST_LISTED_FOR_MODEL = 100;
 
-/** How a model gets the registrations an operation answers with. */
+/**
+ * How a model gets the registrations an operation answers with: n8n's Output of AI tool nodes, Simplified (what
+ * Simplify gives a person: toolAnswer.ts) or Raw.
+ */
 export const COMPACT_ANSWER = 'compact';
 export const WHOLE_ANSWER = 'whole';
 
 export const toolAnswerProperty: INodeProperties = shownAsTool({
-	displayName: 'Answer',
+	displayName: 'Output',
 	name: 'toolAnswer',
 	type: 'options',
 	noDataExpression: true,
 	options: [
 		{
-			name: 'Compact',
+			name: 'Simplified',
 			value: COMPACT_ANSWER,
 			description:
-				"Each registration's ID, product, customer, serial numbers, purchase date, status and form: small answers that leave the model room",
+				"As Simplify gives them: each registration's ID, product, customer, serial numbers, purchase date, status and form",
 		},
 		{
-			name: 'Whole Registrations',
+			name: 'Raw',
 			value: WHOLE_ANSWER,
 			description: 'Every field the service gives, extra form fields and status history included',
 		},

@@ -54,6 +54,6 @@ export function fieldMatcher(fields: FieldNames): (item: IDataObject) => Matched
 /** How a field is recognised, for messages: `"Product Name", "product_name", "productName" or "Product"`. */
 export function describeNames(label: string, field: string, names: string[]): string {
 	const snake = label.toLowerCase().replace(/\s+/g, '_');
-	const all = [...new Set([label, snake, field, ...names])].map((name) => `"${name}"`);
+	const all = [...new Set([label, snake, field, ...names])].map((name) => `'${name}'`);
 	return `${all.slice(0, -1).join(', ')} or ${all[all.length - 1]}`;
 }

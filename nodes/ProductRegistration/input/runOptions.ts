@@ -29,7 +29,7 @@ export type IfAlreadyRegistered = typeof CREATE_ANYWAY | typeof SKIP | typeof UP
 
 function readWholeNumber(context: IExecuteFunctions, name: string, label: string, fallback: number, max: number) {
 	const value = runParameters(context).get(`options.${name}`, 0, fallback);
-	return new ItemInput(context, 0).convert(value, `${label} option`, wholeNumber(1, max));
+	return new ItemInput(context, 0).convert(value, `'${label}' option`, wholeNumber(1, max));
 }
 
 export function readConcurrency(context: IExecuteFunctions, fallback: number): number {
@@ -49,7 +49,7 @@ export function requestFor(context: IExecuteFunctions, itemIndex: number): Reque
 	const options = (runParameters(context).get('options', itemIndex, {}) ?? {}) as IDataObject;
 	const input = new ItemInput(context, itemIndex);
 	const read = (name: string, label: string, fallback: number, min: number, max: number) =>
-		input.convert(options[name] ?? fallback, `${label} option`, wholeNumber(min, max));
+		input.convert(options[name] ?? fallback, `'${label}' option`, wholeNumber(min, max));
 	return {
 		itemIndex,
 		policy: {

@@ -44,11 +44,11 @@ export function prepareUpload(
 ): PreparedUpload {
 	const binary = this.helpers.assertBinaryData(input.itemIndex, binaryPropertyName);
 	const fileType =
-		input.convert(overrides.fileType, 'File Type option', mediaType) ??
-		input.convert(binary.mimeType, `media type of binary field "${binaryPropertyName}"`, mediaType) ??
+		input.convert(overrides.fileType, "'File Type' option", mediaType) ??
+		input.convert(binary.mimeType, `media type of the binary field '${binaryPropertyName}'`, mediaType) ??
 		'application/octet-stream';
 	const fileName =
-		input.convert(overrides.fileName, 'File Name option', optionalText) ??
+		input.convert(overrides.fileName, "'File Name' option", optionalText) ??
 		optionalText(binary.fileName) ??
 		`${binaryPropertyName}${binary.fileExtension ? `.${binary.fileExtension}` : ''}`;
 	return { binary, fileName, fileType };

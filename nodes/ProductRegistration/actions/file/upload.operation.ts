@@ -23,7 +23,7 @@ const properties: INodeProperties[] = [
 			name: 'fileName',
 			type: 'string',
 			default: '',
-			placeholder: 'receipt-1001.pdf',
+			placeholder: 'e.g. receipt-1001.pdf',
 			description: "Name to store the file under, instead of the binary's own file name",
 		},
 		{
@@ -31,7 +31,7 @@ const properties: INodeProperties[] = [
 			name: 'fileType',
 			type: 'string',
 			default: '',
-			placeholder: 'application/pdf',
+			placeholder: 'e.g. application/pdf',
 			description: "Media type to store the file as, instead of the binary's own",
 		},
 		concurrencyOption,
@@ -50,7 +50,7 @@ export const runs = 'perItem';
 /** Uploads the item's file and returns its final address, ready to attach to a status as an asset URL. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const input = new ItemInput(this, itemIndex);
-	const binaryPropertyName = input.parameter('binaryPropertyName', 'Input Binary Field', requiredText);
+	const binaryPropertyName = input.parameter('binaryPropertyName', "'Input Binary Field'", requiredText);
 	const options = input.collection('options');
 	const prepared = prepareUpload.call(this, input, binaryPropertyName, {
 		fileName: options.fileName as string | undefined,

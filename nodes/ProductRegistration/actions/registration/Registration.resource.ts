@@ -6,8 +6,9 @@ import * as deleteRegistration from './delete.operation';
 import * as getAll from './getAll.operation';
 import * as update from './update.operation';
 import * as updateStatus from './updateStatus.operation';
+import * as upsert from './upsert.operation';
 
-export const operations = { create, delete: deleteRegistration, getAll, update, updateStatus } satisfies Record<
+export const operations = { create, delete: deleteRegistration, getAll, update, updateStatus, upsert } satisfies Record<
 	string,
 	Operation
 >;
@@ -31,6 +32,12 @@ export const description: INodeProperties[] = [
 				value: 'create',
 				description: 'Register products for customers; many input items are sent in batches',
 				action: 'Create a registration',
+			},
+			{
+				name: 'Create or Update',
+				value: 'upsert',
+				description: 'Create a new registration, or update the current one if it already exists (upsert)',
+				action: 'Create or update a registration',
 			},
 			{
 				name: 'Delete',

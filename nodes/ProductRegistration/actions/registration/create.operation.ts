@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { FieldNames } from '../../helpers/fieldMatching';
 import { ItemInput } from '../../input/itemInput';
+import type { IfAlreadyRegistered } from '../../input/runOptions';
 import { CREATE_ANYWAY, DEFAULT_CONCURRENCY, readIfAlreadyRegistered } from '../../input/runOptions';
 import { runConcurrently } from '../../helpers/concurrency';
 import { locatorValue, optionalText } from '../../helpers/values';
@@ -19,6 +20,7 @@ import type { BatchExecute, BatchSender, EntryOutcome, PendingEntry, SendInBatch
 import { batchConcurrencyOption, batchSizeOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
 import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
+import { simplifyProperty } from '../toolAnswer';
 import { CUSTOMER_ALIASES, CUSTOMER_LABELS, customerProperty, readCustomer } from './customerFields';
 import { formProperty } from '../../../shared/formField';
 import {
@@ -82,7 +84,11 @@ const customerMapping = autoMapping(CUSTOMER_ALIASES, {}, []);
 const IGNORE_UNMATCHED = 'ignore';
 const SEND_UNMATCHED = 'sendAsExtraFields';
 
-const properties: INodeProperties[] = [
+/**
+ * The parameters of an operation that registers: Create, and Create or Update, which has them all but If Already
+ * Registered (it always updates what is registered already).
+ */
+const registeringProperties = (ifAlreadyRegistered: boolean): INodeProperties[] => [
 	...dataModeProperties(
 		'registration',
 		"Product Name (or Product), Customer Email (Email), Customer Name (Name), Serial Numbers (Serial, Serials), Purchase Date, Form Slug (Form), and the customer's Customer ID, First Name, Last Name, Address, Address Line 2, City, State, Country, Post Code (Zip) and Phone, or a customer object holding them. Other fields are left out unless Options > Unmatched Fields sends them.",
@@ -107,10 +113,11 @@ const properties: INodeProperties[] = [
 			],
 		},
 	]),
+	simplifyProperty,
 	optionsCollection([
 		batchSizeOption('registrations'),
 		batchConcurrencyOption,
-		ifExistsOption,
+		...(ifAlreadyRegistered ? [ifExistsOption] : []),
 		...onlyWhenMappedAutomatically([
 			filesProperty,
 			uploadEveryFileOption,
@@ -133,13 +140,22 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = displayFor('registration', 'create', [
-	toolDescriptionProperty(
-		"Register a product for a customer in the shop's product-registration app. Needs the product's name and the customer's e-mail address; the customer's name, the serial numbers (comma-separated) and the purchase date (YYYY-MM-DD) may be left out. Answers with the new registration: its id (what changing its status needs), product, customer, serial numbers, purchase date, status and form.",
-	),
-	...filledByModelAsTool(properties, coreFieldArguments(REQUIRED_FIELDS, 'Leave out when not known.')),
-	toolAnswerProperty,
-]);
+/** The description of an operation that registers (`create`, or `upsert`: Create or Update), with its tool's. */
+export function registeringDescription(operation: 'create' | 'upsert', toolDescription: string): INodeProperties[] {
+	return displayFor('registration', operation, [
+		toolDescriptionProperty(toolDescription),
+		...filledByModelAsTool(
+			registeringProperties(operation === 'create'),
+			coreFieldArguments(REQUIRED_FIELDS, 'Leave out when not known.'),
+		),
+		toolAnswerProperty,
+	]);
+}
+
+export const description = registeringDescription(
+	'create',
+	"Register a product for a customer in the shop's product-registration app. Needs the product's name and the customer's email address; the customer's name, the serial numbers (comma-separated) and the purchase date (YYYY-MM-DD) may be left out. Answers with the new registration: its id (what changing its status needs), product, customer, serial numbers, purchase date, status and form.",
+);
 
 /** Where one registration's values come from, in either mapping mode. */
 interface RegistrationValues {
@@ -172,7 +188,7 @@ function valuesFromInput(input: ItemInput): RegistrationValues {
 	const { matched, unmatched } = inputFields(input, registrationMapping);
 	const nested = matched.customer;
 	if (nested !== undefined && (nested === null || typeof nested !== 'object' || Array.isArray(nested))) {
-		throw input.error(`The customer field of item ${input.itemIndex} must be an object with the customer's details`);
+		throw input.error("The item's 'customer' field must be an object with the customer's details");
 	}
 	const customer: IDataObject = nested ? { ...customerMapping.match(nested as IDataObject).matched } : {};
 	for (const field of Object.keys(CUSTOMER_ALIASES)) {
@@ -200,7 +216,7 @@ function registrationEntry(this: IExecuteFunctions, itemIndex: number): IDataObj
 		...readExtraFields(input, values.extra),
 		...readCoreFields(input, values.core, REQUIRED_FIELDS, values.parameterPath),
 	};
-	const formSlug = input.convert(values.formSlug, 'Form Slug', optionalText);
+	const formSlug = input.convert(values.formSlug, "'Form'", optionalText);
 	if (formSlug !== undefined) registration.type = formSlug;
 	const customer = readCustomer(input, values.customer);
 	if (customer !== undefined) registration.customer = customer;
@@ -222,8 +238,8 @@ async function sendRegistrations(
 	this: IExecuteFunctions,
 	pending: PendingEntry[],
 	inBatches: SendInBatches,
+	ifExists: IfAlreadyRegistered,
 ): Promise<EntryOutcome[]> {
-	const ifExists = readIfAlreadyRegistered(this);
 	const decisions = await decideIfAlreadyRegistered.call(this, pending, ifExists);
 	const toUpload = pending.flatMap(({ entry }, position) =>
 		hasFiles(entry) && ['create', 'update'].includes(decisions[position].kind) ? [position] : [],
@@ -254,12 +270,21 @@ async function sendRegistrations(
 	return outcomes;
 }
 
+/**
+ * Each item's registration, built and checked before anything is sent; then sent as sendRegistrations says, with If
+ * Already Registered as `ifAlreadyRegistered` gives it: read from Options (Create), or Update (Create or Update).
+ */
+export function registering(ifAlreadyRegistered: (context: IExecuteFunctions) => IfAlreadyRegistered): BatchExecute {
+	return {
+		entry: registrationEntry,
+		async send(pending, inBatches) {
+			return await sendRegistrations.call(this, pending, inBatches, ifAlreadyRegistered(this));
+		},
+	};
+}
+
 export const runs = 'inBatches';
 
 export const answers = 'registrations';
 
-/** Each item's registration, built and checked before anything is sent; then sent as sendRegistrations says. */
-export const execute: BatchExecute = {
-	entry: registrationEntry,
-	send: sendRegistrations,
-};
+export const execute: BatchExecute = registering(readIfAlreadyRegistered);

@@ -27,13 +27,13 @@ const CUSTOMER_FIELDS: Array<{ property: INodeProperties; aliases: string[] }> =
 	{ property: text('city', 'City'), aliases: ['Town'] },
 	{
 		property: text('state', 'State', {
-			placeholder: 'NY',
+			placeholder: 'e.g. NY',
 			description: 'State or region. Sent to the service under the key "State" (capital S), as its API expects.',
 		}),
 		aliases: ['Region', 'Province'],
 	},
 	{
-		property: text('country', 'Country Code', { placeholder: 'US', description: 'Country code, e.g. US or DE' }),
+		property: text('country', 'Country Code', { placeholder: 'e.g. US', description: 'Country code, e.g. US or DE' }),
 		aliases: ['Country Code'],
 	},
 	{ property: text('postCode', 'Post Code'), aliases: ['Post Code', 'Zip', 'Zip Code', 'Postal Code'] },
@@ -76,13 +76,13 @@ export function readCustomer(input: ItemInput, details: IDataObject | undefined)
 	if (id !== undefined && id !== '' && id !== 0 && id !== null) {
 		const numericId = Number(id);
 		if (!Number.isInteger(numericId) || numericId < 1) {
-			throw input.error(`The Customer ID of item ${input.itemIndex} is not a customer ID: ${JSON.stringify(id)}`);
+			throw input.error(`The 'Customer ID' is not a customer ID: ${JSON.stringify(id)}`);
 		}
 		customer.id = numericId;
 	}
 	for (const [name, label] of Object.entries(CUSTOMER_LABELS)) {
 		if (name === 'id') continue;
-		const value = input.convert(details[name], label, optionalText);
+		const value = input.convert(details[name], `'${label}'`, optionalText);
 		if (value !== undefined) customer[name === 'state' ? 'State' : name] = value;
 	}
 	return Object.keys(customer).length === 0 ? undefined : customer;

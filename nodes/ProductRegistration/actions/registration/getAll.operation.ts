@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { ItemInput } from '../../input/itemInput';
+import { forItem, ItemInput } from '../../input/itemInput';
 import { booleanValue, locatorValue, optionalEmail, optionalText, wholeNumber } from '../../helpers/values';
 import { requestFor } from '../../input/runOptions';
 import { registrationsList } from '../../../shared/registrations';
@@ -10,6 +10,7 @@ import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
 import { filledByModelAsTool, MOST_LISTED_FOR_MODEL, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import { formProperty } from '../../../shared/formField';
+import { simplifyProperty } from '../toolAnswer';
 
 const properties: INodeProperties[] = [
 	{
@@ -41,7 +42,7 @@ const properties: INodeProperties[] = [
 				displayName: 'Customer Email',
 				name: 'email',
 				type: 'string',
-				placeholder: 'name@email.com',
+				placeholder: 'e.g. nathan@example.com',
 				default: '',
 				description: 'Only registrations made with this email address',
 			},
@@ -56,12 +57,13 @@ const properties: INodeProperties[] = [
 			formProperty('Only registrations made in this form'),
 		],
 	},
+	simplifyProperty,
 	optionsCollection([concurrencyOption]),
 ];
 
 export const description = displayFor('registration', 'getAll', [
 	toolDescriptionProperty(
-		`Find registrations of products in the shop's product-registration app, e.g. every registration of one customer by e-mail address. Answers with a summary saying how many match and how many are shown (at most Limit: 50 unless given, up to ${MOST_LISTED_FOR_MODEL}), and each registration's id, product, customer, serial numbers, purchase date, status (Requested, Processing, Confirmed or Unqualified) and form. A registration's id is what changing its status needs.`,
+		`Find registrations of products in the shop's product-registration app, e.g. every registration of one customer by email address. Answers with a summary saying how many match and how many are shown (at most Limit: 50 unless given, up to ${MOST_LISTED_FOR_MODEL}), and each registration's id, product, customer, serial numbers, purchase date, status (Requested, Processing, Confirmed or Unqualified) and form. A registration's id is what changing its status needs.`,
 	),
 	...filledByModelAsTool(properties, {
 		limit: {
@@ -70,7 +72,7 @@ export const description = displayFor('registration', 'getAll', [
 		},
 		'filters.email': {
 			description:
-				'Only the registrations made with this customer e-mail address, e.g. ann.lee@example.com. Leave out to find registrations of every customer.',
+				'Only the registrations made with this customer email address, e.g. ann.lee@example.com. Leave out to find registrations of every customer.',
 			whenLeftOut: '',
 		},
 	}),
@@ -84,20 +86,20 @@ export const answers = 'registrations';
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<RecordList> {
 	const input = new ItemInput(this, itemIndex);
 	// A model never gets a whole list: Return All is not offered to it (see the tool's Limit).
-	const returnAll = !input.asTool && input.parameter('returnAll', 'Return All', booleanValue);
+	const returnAll = !input.asTool && input.parameter('returnAll', "'Return All'", booleanValue);
 	const filters = input.collection('filters');
 
 	const qs: IDataObject = {};
-	const email = input.convert(filters.email, 'Customer Email filter', optionalEmail, 'filters.email');
+	const email = input.convert(filters.email, "'Customer Email' filter", optionalEmail, 'filters.email');
 	if (email !== undefined) qs.email = email;
-	const customerId = input.convert(filters.customerId, 'Customer ID filter', optionalText, 'filters.customerId');
+	const customerId = input.convert(filters.customerId, "'Customer ID' filter", optionalText, 'filters.customerId');
 	// 0 was this filter's default before 0.2, when it was a number field: it means no filter.
 	if (customerId !== undefined && customerId !== '0') qs.customerId = customerId;
-	const formSlug = input.convert(locatorValue(filters.formSlug), 'Form filter', optionalText, 'filters.formSlug');
+	const formSlug = input.convert(locatorValue(filters.formSlug), "'Form' filter", optionalText, 'filters.formSlug');
 	if (formSlug !== undefined) qs.formSlug = formSlug;
 	const limit = returnAll
 		? undefined
-		: input.parameter('limit', 'Limit', wholeNumber(1, input.asTool ? MOST_LISTED_FOR_MODEL : Infinity));
+		: input.parameter('limit', "'Limit'", wholeNumber(1, input.asTool ? MOST_LISTED_FOR_MODEL : Infinity));
 
 	// For a model, one record more than it is shown says whether there are more where the service gives no total.
 	const list = await readList.call(
@@ -109,7 +111,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const gap = list.ending?.gap;
 	if (gap !== undefined) {
 		this.addExecutionHints({
-			message: `Item ${itemIndex}: the list of registrations may be incomplete: ${gap}. Run the node again to read the list anew.`,
+			message: forItem(
+				`The list of registrations may be incomplete: ${gap}. Run the node again to read the list anew`,
+				itemIndex,
+			),
 			type: 'warning',
 			location: 'outputPane',
 		});

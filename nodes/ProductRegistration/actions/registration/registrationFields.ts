@@ -30,7 +30,7 @@ const STANDARD_FIELDS: Array<{
 			name: 'productName',
 			type: 'string',
 			default: '',
-			placeholder: 'Kettle K1',
+			placeholder: 'e.g. Kettle K1',
 			description: 'Name of the product being registered',
 		},
 		convert: optionalText,
@@ -43,12 +43,12 @@ const STANDARD_FIELDS: Array<{
 			name: 'customerEmail',
 			type: 'string',
 			default: '',
-			placeholder: 'name@email.com',
+			placeholder: 'e.g. nathan@example.com',
 			description: "The customer's email address",
 		},
 		convert: optionalEmail,
 		aliases: ['Email', 'E-mail', 'Email Address'],
-		forModel: "The customer's e-mail address, e.g. ann.lee@example.com.",
+		forModel: "The customer's email address, e.g. ann.lee@example.com.",
 	},
 	{
 		property: {
@@ -56,7 +56,7 @@ const STANDARD_FIELDS: Array<{
 			name: 'customerName',
 			type: 'string',
 			default: '',
-			placeholder: 'Ann Lee',
+			placeholder: 'e.g. Nathan Smith',
 			description: "The customer's full name",
 		},
 		convert: optionalText,
@@ -69,7 +69,7 @@ const STANDARD_FIELDS: Array<{
 			name: 'serialNumbers',
 			type: 'string',
 			default: '',
-			placeholder: 'KT-2024-0001, KT-2024-0002',
+			placeholder: 'e.g. KT-2024-0001, KT-2024-0002',
 			description:
 				'Serial numbers being registered: comma-separated text, or a list mapped from the input. Known serial numbers become registered.',
 		},
@@ -139,7 +139,7 @@ export const extraFieldProperties: INodeProperties[] = [
 						name: 'name',
 						type: 'string',
 						default: '',
-						placeholder: 'greetings',
+						placeholder: 'e.g. greetings',
 						description: "The field's key in the form design",
 					},
 					{
@@ -157,7 +157,7 @@ export const extraFieldProperties: INodeProperties[] = [
 		name: 'extraFieldsJson',
 		type: 'json',
 		default: '',
-		placeholder: '{ "greetings": "hi" }',
+		placeholder: 'e.g. { "greetings": "hi" }',
 		description:
 			'Extra form fields as one JSON object, e.g. a whole column set from a sheet. Merged with the Extra Fields rows; a row wins when both name the same field.',
 	},
@@ -185,9 +185,9 @@ export function readCoreFields(
 	for (const { property, convert } of STANDARD_FIELDS) {
 		const { name: key, displayName: label } = property;
 		const path = parameterPath?.(key);
-		const value = input.convert(values[key], label, convert, path);
+		const value = input.convert(values[key], `'${label}'`, convert, path);
 		if (value === undefined) {
-			if (required.includes(key)) input.convert(undefined, label, requiredText, path);
+			if (required.includes(key)) input.convert(undefined, `'${label}'`, requiredText, path);
 			continue;
 		}
 		fields[key] = value as IDataObject[string];
@@ -197,17 +197,17 @@ export function readCoreFields(
 
 /** Extra form fields from the name/value rows and the JSON object, merged (rows win). */
 export function readExtraFields(input: ItemInput, values: IDataObject): IDataObject {
-	const fromJson = input.convert(values.extraFieldsJson, 'Extra Fields (JSON)', optionalJsonObject) ?? {};
+	const fromJson = input.convert(values.extraFieldsJson, "'Extra Fields (JSON)'", optionalJsonObject) ?? {};
 	const rows = ((values.extraFields as IDataObject | undefined)?.field as IDataObject[] | undefined) ?? [];
 	const extra: IDataObject = { ...fromJson };
 	rows.forEach((row, rowIndex) => {
-		const name = input.convert(row.name, `Extra Field name in row ${rowIndex + 1}`, requiredText);
+		const name = input.convert(row.name, `name in row ${rowIndex + 1} of 'Extra Fields'`, requiredText);
 		extra[name] = row.value as IDataObject[string];
 	});
 	for (const name of Object.keys(extra)) {
 		if (isReservedKey(name)) {
 			throw input.error(
-				`The extra field "${name}" of item ${input.itemIndex} has the name of a standard field; set it with its own parameter instead`,
+				`The extra field '${name}' has the name of a standard field; set it with its own parameter instead`,
 			);
 		}
 	}
@@ -218,7 +218,7 @@ export function readExtraFields(input: ItemInput, values: IDataObject): IDataObj
 export const SEARCH_REGISTRATIONS = 'searchRegistrations';
 
 /**
- * The registration an operation acts on: picked from a list searched by customer e-mail, or given by ID (typed or
+ * The registration an operation acts on: picked from a list searched by customer email, or given by ID (typed or
  * mapped). Workflows saved with a plain string or expression here keep working: such a value is read as the ID.
  */
 export const registrationIdProperty: INodeProperties = {
@@ -257,7 +257,7 @@ export const BY_REGISTRATION_ID =
 	'found by its id (the id that registering a product or finding registrations answers with)';
 
 export function readRegistrationId(input: ItemInput): string {
-	return input.parameter('registrationId', 'Registration ID', pathSegmentText, { extractValue: true });
+	return input.parameter('registrationId', "'Registration' ID", pathSegmentText, { extractValue: true });
 }
 
 /**

@@ -3,6 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { comparableName } from '../../helpers/fieldMatching';
 import type { ItemInput } from '../../input/itemInput';
+import { forItem } from '../../input/itemInput';
 import { optionalText, requiredText } from '../../helpers/values';
 import type { PreparedUpload, UploadedFile } from '../file/fileUpload';
 import { prepareUpload, upload } from '../file/fileUpload';
@@ -44,7 +45,7 @@ export const filesProperty: INodeProperties = {
 					name: 'binaryPropertyName',
 					type: 'string',
 					default: 'data',
-					placeholder: 'Receipt',
+					placeholder: 'e.g. Receipt',
 					description: 'The binary field of the input item that holds the file',
 				},
 				{
@@ -52,7 +53,7 @@ export const filesProperty: INodeProperties = {
 					name: 'fieldName',
 					type: 'string',
 					default: '',
-					placeholder: 'receipt',
+					placeholder: 'e.g. receipt',
 					description:
 						"The key of the form field that receives the file's URL, as in the form's design. Empty: the binary field's own name.",
 				},
@@ -82,10 +83,10 @@ export function readFormFiles(input: ItemInput, files: unknown, everyFile = fals
 	rows.forEach((row, rowIndex) => {
 		const binaryPropertyName = input.convert(
 			row.binaryPropertyName,
-			`Input Binary Field of file ${rowIndex + 1}`,
+			`'Input Binary Field' of file ${rowIndex + 1}`,
 			requiredText,
 		);
-		const fieldName = input.convert(row.fieldName, `Form Field of file ${rowIndex + 1}`, optionalText);
+		const fieldName = input.convert(row.fieldName, `'Form Field' of file ${rowIndex + 1}`, optionalText);
 		fieldOf.set(binaryPropertyName, fieldName ?? binaryPropertyName);
 	});
 	if (everyFile) {
@@ -101,9 +102,7 @@ export function readFormFiles(input: ItemInput, files: unknown, everyFile = fals
 	const fieldNames = formFiles.map(({ fieldName }) => fieldName);
 	const repeated = fieldNames.find((name, index) => fieldNames.indexOf(name) !== index);
 	if (repeated !== undefined) {
-		throw input.error(
-			`Two files of item ${input.itemIndex} would be sent to the form field "${repeated}"; give each its own`,
-		);
+		throw input.error(`Two files would be sent to the form field '${repeated}'; give each its own`);
 	}
 	return formFiles;
 }
@@ -116,11 +115,11 @@ export function refuseTakenFields(input: ItemInput, files: FormFile[], taken: ID
 	for (const { fieldName } of files) {
 		if (isReservedKey(fieldName)) {
 			throw input.error(
-				`The Form Field "${fieldName}" of item ${input.itemIndex} is a standard field of the registration; send the file to a field of the form's own`,
+				`The form field '${fieldName}' is a standard field of the registration; send the file to a field of the form's own`,
 			);
 		}
 		if (fieldName in taken) {
-			throw input.error(`Item ${input.itemIndex} sends the form field "${fieldName}" twice: as a file and as a value`);
+			throw input.error(`The item sends the form field '${fieldName}' twice: as a file and as a value`);
 		}
 	}
 }
@@ -175,7 +174,10 @@ export async function uploadFormFiles(
 			sent.push({ field: fieldName, ...uploaded });
 		} catch (error) {
 			const cause = error as NodeApiError;
-			const message = `The file in binary field "${binaryPropertyName}" of item ${itemIndex} could not be uploaded, so nothing was sent for it: ${cause.message}`;
+			const message = forItem(
+				`The file in the binary field '${binaryPropertyName}' could not be uploaded, so nothing was sent for it: ${cause.message}`,
+				itemIndex,
+			);
 			throw new NodeApiError(this.getNode(), { message } as JsonObject, {
 				message,
 				description: cause.description ?? undefined,

@@ -6,6 +6,7 @@ import { requestFor } from '../../input/runOptions';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { alphabetical, concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';
+import { simplifyProperty } from '../toolAnswer';
 import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import {
 	BY_REGISTRATION_ID,
@@ -31,12 +32,13 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: alphabetical([...coreFieldProperties, ...extraFieldProperties, filesProperty]),
 	},
+	simplifyProperty,
 	optionsCollection([concurrencyOption]),
 ];
 
 export const description = displayFor('registration', 'update', [
 	toolDescriptionProperty(
-		`Change the details of one registration in the shop's product-registration app, ${BY_REGISTRATION_ID}: its product name, customer e-mail address, customer name, serial numbers or purchase date. Give only what changes; what is left out stays as it is. Answers with the registration as changed.`,
+		`Change the details of one registration in the shop's product-registration app, ${BY_REGISTRATION_ID}: its product name, customer email address, customer name, serial numbers or purchase date. Give only what changes; what is left out stays as it is. Answers with the registration as changed.`,
 	),
 	...filledByModelAsTool(properties, {
 		registrationId: registrationIdArgument,
@@ -70,7 +72,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		throw input.error(
 			input.asTool
 				? 'Nothing to update: give at least one of the details to change'
-				: `Nothing to update for item ${itemIndex}: add at least one field under Update Fields`,
+				: "Nothing to update: add at least one field under 'Update Fields'",
 		);
 	}
 

@@ -7,7 +7,8 @@ import { requestFor } from '../../input/runOptions';
 import { serviceRequest } from '../../../shared/transport/serviceRequest';
 import { prepareUpload, upload } from '../file/fileUpload';
 import { concurrencyOption, optionsCollection } from '../options';
-import { displayFor } from '../shownWhen';
+import { displayFor, onlyInVersion1, sinceVersion1_1 } from '../shownWhen';
+import { simplifyProperty } from '../toolAnswer';
 import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import {
 	BY_REGISTRATION_ID,
@@ -17,18 +18,48 @@ import {
 	registrationTarget,
 } from './registrationFields';
 
+/**
+ * Status: in a node of version 1 (added before 0.6) a text field, sent as typed, as saved workflows hold it. From 1.1
+ * the statuses the admin shows, sent as it spells them (what typing them into the text field sent); any other status
+ * still goes through as an expression, and so does a value saved outside them — n8n sends an option's value as it is
+ * held, and its editor flags none of them (allowArbitraryValues).
+ */
+const statusProperties: INodeProperties[] = [
+	...onlyInVersion1([
+		{
+			displayName: 'Status',
+			name: 'status',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'e.g. Confirmed',
+			description:
+				"The registration's new status, e.g. one the admin shows: Requested, Processing, Confirmed or Unqualified. Any value is sent as typed.",
+		},
+	]),
+	...sinceVersion1_1([
+		{
+			displayName: 'Status',
+			name: 'status',
+			type: 'options',
+			required: true,
+			options: [
+				{ name: 'Confirmed', value: 'Confirmed' },
+				{ name: 'Processing', value: 'Processing' },
+				{ name: 'Requested', value: 'Requested' },
+				{ name: 'Unqualified', value: 'Unqualified', description: 'Cancelled by the customer or the admin' },
+			],
+			default: 'Confirmed',
+			allowArbitraryValues: true,
+			description:
+				"The registration's new status, as the admin shows it. Another status your shop uses: set it as an expression.",
+		},
+	]),
+];
+
 const properties: INodeProperties[] = [
 	registrationIdProperty,
-	{
-		displayName: 'Status',
-		name: 'status',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. Confirmed',
-		description:
-			"The registration's new status. The app's admin shows Requested, Processing, Confirmed and Unqualified (cancelled by the customer or the admin); any other value your shop uses is sent as typed.",
-	},
+	...statusProperties,
 	{
 		displayName: 'Visible to Customer',
 		name: 'isPublic',
@@ -56,13 +87,13 @@ const properties: INodeProperties[] = [
 						displayName: 'Asset',
 						name: 'asset',
 						values: [
-							{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'receipt.pdf' },
+							{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. receipt.pdf' },
 							{
 								displayName: 'URL',
 								name: 'url',
 								type: 'string',
 								default: '',
-								placeholder: 'https://files.example.com/receipt.pdf',
+								placeholder: 'e.g. https://files.example.com/receipt.pdf',
 							},
 						],
 					},
@@ -73,7 +104,7 @@ const properties: INodeProperties[] = [
 				name: 'assetsJson',
 				type: 'json',
 				default: '',
-				placeholder: '[{ "name": "receipt.pdf", "url": "https://..." }]',
+				placeholder: 'e.g. [{ "name": "receipt.pdf", "url": "https://..." }]',
 				description: 'Assets as a JSON array of objects with a name and a URL, added after the Assets rows',
 			},
 			{
@@ -81,7 +112,7 @@ const properties: INodeProperties[] = [
 				name: 'binaryAssets',
 				type: 'string',
 				default: '',
-				placeholder: 'data, photo',
+				placeholder: 'e.g. data, photo',
 				description:
 					'Binary fields of the input item (comma-separated) to upload first and attach as assets, named by their file names. Added after the other assets.',
 			},
@@ -95,6 +126,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
+	simplifyProperty,
 	optionsCollection([concurrencyOption]),
 ];
 
@@ -120,16 +152,16 @@ export const description = displayFor('registration', 'updateStatus', [
 /** The assets to attach: the name/url rows, then the JSON array; each needs a name and a url. */
 function readAssets(input: ItemInput, additional: IDataObject): IDataObject[] {
 	const rows = ((additional.assets as IDataObject | undefined)?.asset as unknown[] | undefined) ?? [];
-	const fromJson = input.convert(additional.assetsJson, 'Assets (JSON)', optionalJsonArray) ?? [];
+	const fromJson = input.convert(additional.assetsJson, "'Assets (JSON)'", optionalJsonArray) ?? [];
 	return [...rows, ...fromJson].map((asset, index) => {
-		const label = `Asset ${index + 1}`;
+		const which = `asset ${index + 1}`;
 		if (asset === null || typeof asset !== 'object' || Array.isArray(asset)) {
-			throw input.error(`The ${label} of item ${input.itemIndex} must be an object with name and url`);
+			throw input.error(`The ${which} must be an object with a name and a url`);
 		}
 		const { name, url } = asset as IDataObject;
 		return {
-			name: input.convert(name, `${label} name`, requiredText),
-			url: input.convert(url, `${label} URL`, requiredText),
+			name: input.convert(name, `name of ${which}`, requiredText),
+			url: input.convert(url, `url of ${which}`, requiredText),
 		};
 	});
 }
@@ -142,14 +174,14 @@ export const answers = 'registrations';
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const input = new ItemInput(this, itemIndex);
 	const registrationId = readRegistrationId(input);
-	const status = input.parameter('status', 'Status', requiredText);
-	const isPublic = input.parameter('isPublic', 'Visible to Customer', booleanValue);
+	const status = input.parameter('status', "'Status'", requiredText);
+	const isPublic = input.parameter('isPublic', "'Visible to Customer'", booleanValue);
 	const additional = input.collection('additionalFields');
 	const body: IDataObject = { status, isPublic };
-	const note = input.convert(additional.note, 'Note', optionalText, 'additionalFields.note');
+	const note = input.convert(additional.note, "'Note'", optionalText, 'additionalFields.note');
 	if (note !== undefined) body.note = note;
 	const assets = readAssets(input, additional);
-	const files = (input.convert(additional.binaryAssets, 'Files to Upload and Attach', optionalTextList) ?? []).map(
+	const files = (input.convert(additional.binaryAssets, "'Files to Upload and Attach'", optionalTextList) ?? []).map(
 		(binaryPropertyName) => prepareUpload.call(this, input, binaryPropertyName),
 	);
 	// Uploaded one after another, only once every value of the item (every file included) has been checked.

@@ -38,7 +38,7 @@ const properties: INodeProperties[] = [
 			name: 'sku',
 			type: 'string',
 			default: '',
-			placeholder: 'KETTLE-K1',
+			placeholder: 'e.g. KETTLE-K1',
 			description: 'Stock keeping unit of the product this serial number belongs to',
 		},
 		{
@@ -46,7 +46,7 @@ const properties: INodeProperties[] = [
 			name: 'customerTags',
 			type: 'string',
 			default: '',
-			placeholder: 'kettle, vip',
+			placeholder: 'e.g. kettle, vip',
 			description:
 				'Tags given to the customer who registers this serial number: comma-separated text, or a list from an expression',
 		},
@@ -82,11 +82,11 @@ function serialNumberEntry(this: IExecuteFunctions, itemIndex: number): IDataObj
 	// Where each value sits among the node's parameters, when it was read from them.
 	const path = (key: string) => (mappedAutomatically ? undefined : key);
 	const entry: IDataObject = {
-		serialNumber: input.convert(values.serialNumber, LABELS.serialNumber, requiredText, path('serialNumber')),
+		serialNumber: input.convert(values.serialNumber, `'${LABELS.serialNumber}'`, requiredText, path('serialNumber')),
 	};
-	const sku = input.convert(values.sku, LABELS.sku, optionalText, path('sku'));
+	const sku = input.convert(values.sku, `'${LABELS.sku}'`, optionalText, path('sku'));
 	if (sku !== undefined) entry.sku = sku;
-	const tags = input.convert(values.customerTags, LABELS.customerTags, optionalTextList, path('customerTags'));
+	const tags = input.convert(values.customerTags, `'${LABELS.customerTags}'`, optionalTextList, path('customerTags'));
 	if (tags !== undefined) entry.customerTags = tags.join(',');
 	return entry;
 }

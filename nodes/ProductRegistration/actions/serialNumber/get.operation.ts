@@ -30,7 +30,7 @@ export const runs = 'perItem';
 
 /** GET /api/serial_numbers/{serialNumber}: 200 is the serial's data, 204 means the service does not know it. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const serialNumber = new ItemInput(this, itemIndex).parameter('serialNumber', 'Serial Number', pathSegmentText);
+	const serialNumber = new ItemInput(this, itemIndex).parameter('serialNumber', "'Serial Number'", pathSegmentText);
 	const { statusCode, body } = await serviceRequest.call(
 		this,
 		{ method: 'GET', path: serialNumberPath(serialNumber) },

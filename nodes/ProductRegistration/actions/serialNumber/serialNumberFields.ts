@@ -8,7 +8,7 @@ export const serialNumberProperty: INodeProperties = {
 	type: 'string',
 	required: true,
 	default: '',
-	placeholder: 'KT-2024-0001',
+	placeholder: 'e.g. KT-2024-0001',
 	description: 'The serial number exactly as printed; any characters, including "/", "#" and spaces',
 };
 

@@ -12,10 +12,11 @@ import {
 import { PagedList, readList } from '../../../../shared/transport/pagedList';
 import type { PendingEntry } from '../../operation';
 import { DEFAULT_CONCURRENCY, requestFor } from '../../../input/runOptions';
+import { forItem } from '../../../input/itemInput';
 
 /**
  * What the service holds already, for If Already Registered and for a create whose answer was lost. A registration
- * counts for a row when it is listed for the row's customer e-mail — in the row's form when the row names one, in any
+ * counts for a row when it is listed for the row's customer email — in the row's form when the row names one, in any
  * form otherwise — with the same product name and, when both have serial numbers, one in common.
  */
 
@@ -36,9 +37,9 @@ export interface Registrations {
 	incomplete?: string;
 }
 
-/** A customer of the run: one e-mail, in one form or (without one) in any. */
+/** A customer of the run: one email, in one form or (without one) in any. */
 export interface Customer {
-	/** The e-mail as its first item gives it, and that item, which a failed lookup's error names. */
+	/** The email as its first item gives it, and that item, which a failed lookup's error names. */
 	email: string;
 	formSlug?: string;
 	firstItemIndex: number;
@@ -47,7 +48,7 @@ export interface Customer {
 	listed?: Registrations | { error: unknown };
 }
 
-/** The customer an entry is for: e-mail addresses are compared without case. */
+/** The customer an entry is for: email addresses are compared without case. */
 export function customerKey(entry: IDataObject): string {
 	return `${String(entry.type ?? '')}\u0000${String(entry.customerEmail ?? '')
 		.trim()
@@ -79,7 +80,10 @@ function groupedBy<K, V>(values: V[], keyOf: (value: V) => K): Map<K, V[]> {
 }
 
 function unreadable(context: IExecuteFunctions, what: string, why: string, itemIndex: number): NodeApiError {
-	const message = `The service's list of ${what} could not be read (${why}), so it is not known whether item ${itemIndex} is registered already; nothing was sent for it`;
+	const message = forItem(
+		`The service's list of ${what} could not be read (${why}), so it is not known whether the item is registered already; nothing was sent for it`,
+		itemIndex,
+	);
 	return new NodeApiError(context.getNode(), { message }, { message, itemIndex });
 }
 
@@ -98,8 +102,8 @@ function existingIn(
 }
 
 /**
- * The registrations the service holds for an e-mail (GET /api/registrations?email=, with `formSlug` when a form is
- * named), every page of them. The API page does not say whether the filter minds case: an e-mail written with
+ * The registrations the service holds for an email (GET /api/registrations?email=, with `formSlug` when a form is
+ * named), every page of them. The API page does not say whether the filter minds case: an email written with
  * capitals is also looked up as most shops store it, in lower case. An answer that does not read as registrations
  * with product names is an error, never a guess: a wrong guess would create a registration twice or skip a new one.
  */
@@ -133,7 +137,7 @@ export async function registrationsOf(
  * Reads one form's registrations (or all, for customers of no form) for its customers: the first page, and the rest
  * when its total shows that they take no more requests than looking each customer up would. A customer whose rows
  * all match what was read is settled; so is every customer when the whole listing came back. Returns the customers
- * still to look up by e-mail: all of them when the listing cannot be read or does not say whose each registration is.
+ * still to look up by email: all of them when the listing cannot be read or does not say whose each registration is.
  */
 async function listForCustomers(
 	this: IExecuteFunctions,
@@ -154,11 +158,11 @@ async function listForCustomers(
 		const windowsLeft = listing.windowsLeft;
 		if (windowsLeft !== undefined && windowsLeft <= customers.length) while (await listing.readWindow());
 	} catch {
-		// The lookups by e-mail say, each for its own rows, what went wrong.
+		// The lookups by email say, each for its own rows, what went wrong.
 		return customers;
 	}
 	const byEmail = groupedBy(listing.records, (record) => customerEmailOf(record)?.toLowerCase());
-	// Without each record's e-mail the listing cannot say whose it is.
+	// Without each record's email the listing cannot say whose it is.
 	if (byEmail.has(undefined)) return customers;
 	const stillToLookUp: Customer[] = [];
 	for (const customer of customers) {
@@ -177,7 +181,7 @@ async function listForCustomers(
 
 /**
  * Fills in what the service holds for every customer of the run, with the fewest requests: for the customers of
- * each form, one listing of the form's registrations or one lookup per e-mail (each paged), whichever the listing's
+ * each form, one listing of the form's registrations or one lookup per email (each paged), whichever the listing's
  * first page says is cheaper — the first page itself settles the customers it shows every row of. A failed lookup
  * fails only its customer's rows.
  */

@@ -5,6 +5,7 @@ import { runConcurrently } from '../../../helpers/concurrency';
 import { sameRegistration } from '../../../../shared/registrations';
 import type { IfAlreadyRegistered } from '../../../input/runOptions';
 import { CREATE_ANYWAY, DEFAULT_CONCURRENCY, requestFor, SKIP, UPDATE } from '../../../input/runOptions';
+import { forItem } from '../../../input/itemInput';
 import { serviceRequest } from '../../../../shared/transport/serviceRequest';
 import type { EntryOutcome, PendingEntry } from '../../operation';
 import { CORE_KEYS, registrationTarget } from '../registrationFields';
@@ -14,7 +15,7 @@ import { asRegistration, customerKey, findExisting, findSame } from './existingR
 
 /**
  * If Already Registered (Registration → Create): a scheduled import of the same sheet registers nothing twice. Before
- * anything is created, what the service holds for the run's customers is read (existingRegistrations.ts: per e-mail,
+ * anything is created, what the service holds for the run's customers is read (existingRegistrations.ts: per email,
  * or one listing of the form, whichever takes fewer requests); an item whose registration is listed there (same
  * product name, and a serial number in common when both have serial numbers) is skipped or updated, and of items of
  * the run that match each other only the first is handled. A create whose answer is lost is resolved by the same
@@ -44,7 +45,7 @@ export const ifExistsOption: INodeProperties = {
 	],
 	default: CREATE_ANYWAY,
 	description:
-		'A registration already exists when the service lists one for the customer e-mail with the same product name (case and spaces ignored) and, when both have serial numbers, a serial number in common. With Skip or Update every output item says its outcome: created, skipped or updated.',
+		'A registration exists when the service lists one for the customer email with the same product name (case and spaces ignored) and, if both have serial numbers, one in common. With Skip or Update each item says its outcome.',
 };
 
 /** The body of Update for an entry of Create: its standard fields, and its extra form fields under `fields`. */
@@ -140,7 +141,10 @@ export async function decideIfAlreadyRegistered(
 		if (same === undefined) {
 			// Not in a list that came back short: it may be among what is missing, so it is not created blindly.
 			if (listed.incomplete !== undefined) {
-				const message = `${listed.incomplete}, so it is not known whether item ${itemIndex} is registered already; nothing was sent for it. Run it again.`;
+				const message = forItem(
+					`${listed.incomplete}, so it is not known whether the item is registered already; nothing was sent for it. Run it again`,
+					itemIndex,
+				);
 				decisions[position] = {
 					kind: 'fail',
 					error: new NodeApiError(this.getNode(), { message }, { message, itemIndex }),
@@ -151,7 +155,10 @@ export async function decideIfAlreadyRegistered(
 		if (mode === SKIP || (!hasFiles(entry) && holdsAlready(updateOf(entry), same.record))) {
 			decisions[position] = { kind: 'skip', record: same.record };
 		} else if (same.listed.id === undefined) {
-			const message = `The service lists a registration for item ${itemIndex} but without an id, so it cannot be updated`;
+			const message = forItem(
+				'The service lists a registration for the item but without an id, so it cannot be updated',
+				itemIndex,
+			);
 			decisions[position] = {
 				kind: 'fail',
 				error: new NodeApiError(this.getNode(), { message }, { message, itemIndex }),

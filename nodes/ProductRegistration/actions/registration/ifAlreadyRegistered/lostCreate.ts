@@ -8,7 +8,7 @@ import { customerKey, findSame, registrationsOf } from './existingRegistrations'
 
 /**
  * With If Already Registered (Skip or Update), a create whose answer was lost — the connection dropped after sending,
- * the Timeout passed, a proxy answered HTML — is not left as an unknown outcome: the e-mails of its entries are
+ * the Timeout passed, a proxy answered HTML — is not left as an unknown outcome: the emails of its entries are
  * looked up, the entries found there are created, and the others are sent again, counting against Retries. If a
  * lookup fails too, the unknown outcome stands.
  */
