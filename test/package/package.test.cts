@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 
 const root = join(__dirname, '..', '..');
 const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -171,5 +171,34 @@ describe('the README', () => {
 		const links = [...codexLinks, credentialLink];
 		expect(links.length).toBeGreaterThanOrEqual(6);
 		for (const link of links) expect(anchors).toContain(link?.slice(1));
+	});
+});
+
+/** Every file of the working tree, as paths from the root, leaving out what is installed, built or kept by git. */
+function workingTree(folder = root): string[] {
+	return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+		const path = join(folder, entry.name);
+		if (entry.isDirectory())
+			return ['node_modules', 'dist', '.git', 'coverage', '.tmp'].includes(entry.name) ? [] : workingTree(path);
+		return [relative(root, path)];
+	});
+}
+
+describe("the repository's layout: n8n's lint and scanner see all that ships", () => {
+	const files = workingTree();
+
+	test('every .ts file is under nodes/ or credentials/: the tooling is .cts, which n8n-node lint does not take', () => {
+		// n8n's stock lint configuration holds every **/*.ts file to the rules for code that runs inside n8n; the code that
+		// only builds, tests and measures the package is .cts and linted by `npm run lint:tooling` (docs/development.md).
+		const typeScript = files.filter((path) => /\.(ts|tsx|mts)$/.test(path) && !/\.d\.ts$/.test(path));
+		expect(typeScript.length).toBeGreaterThan(50);
+		expect(typeScript.filter((path) => !/^(nodes|credentials)\//.test(path))).toEqual([]);
+	});
+
+	test('nodes/ and credentials/ hold only .ts sources, codex .json files and icons: nothing there escapes n8n-node lint, the scanner or the build', () => {
+		// tsconfig.json compiles nodes/**/*.ts and credentials/**/*.ts; the scanner's source leg lints their .ts, .js and
+		// .json files; n8n-node lint takes their .ts files. A .cts, .mts or .js file there would ship unchecked or not at all.
+		const shipped = files.filter((path) => /^(nodes|credentials)\//.test(path));
+		expect(shipped.filter((path) => !/\.(ts|json|svg|png)$/.test(path) || /\.d\.ts$/.test(path))).toEqual([]);
 	});
 });
