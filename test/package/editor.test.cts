@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FromAIArgument, INode, INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
-import { traverseNodeParameters } from 'n8n-workflow';
+import { FROM_AI_AUTO_GENERATED_MARKER, traverseNodeParameters } from 'n8n-workflow';
 
 import { testCredential } from '../../harness/editorCalls.cts';
 import {
@@ -338,6 +338,13 @@ function modelArguments(parameters: INodeParameters): FromAIArgument[] {
 	return found;
 }
 
+/** Every string in a node's parameters, however deep (collections, resource locators). */
+function stringsIn(value: unknown): string[] {
+	if (typeof value === 'string') return [value];
+	if (value !== null && typeof value === 'object') return Object.values(value).flatMap(stringsIn);
+	return [];
+}
+
 /** What a fresh node of each operation stored in 0.4, before tools had fields of their own: the plain node keeps it. */
 const STORED_BY_04: Record<string, INodeParameters> = {
 	'file.upload': { resource: 'file', operation: 'upload', binaryPropertyName: 'data', options: {} },
@@ -477,6 +484,15 @@ describe.each(operations)('the editor: $resource → $operation used as a tool',
 		for (const argument of found.filter(({ defaultValue }) => defaultValue !== undefined)) {
 			expect(['', 50, false]).toContainEqual(argument.defaultValue);
 		}
+	});
+
+	test("writes each argument as n8n's editor button does, marker included, so the editor shows the field as the model's", () => {
+		// The marker is n8n-workflow's FROM_AI_AUTO_GENERATED_MARKER, on both lines; a default written without it would
+		// still give the model its argument, but the editor would show a bare expression where its button shows the field
+		// as defined by the model.
+		const asked = stringsIn(fresh).filter((value) => value.includes('$fromAI('));
+		expect(asked).toHaveLength(Object.keys(MODEL_ARGUMENTS[key]).length);
+		for (const value of asked) expect(value.startsWith(`={{ ${FROM_AI_AUTO_GENERATED_MARKER} $fromAI('`)).toBe(true);
 	});
 
 	test('a fresh tool has no issue: the model fills what the operation needs', () => {
