@@ -1,12 +1,14 @@
-// The lint configuration of the folders that do not ship (tests, harness, sandbox, demo, bench, real-n8n, scripts):
-// each holds an eslint.config.mjs that names this file. They build, test and measure the package, so n8n's rules for
-// community-node code (no Node.js modules, no process or timers) do not apply to them; ESLint's and
-// typescript-eslint's recommended rules do.
+// The lint configuration of the code that does not ship: the tests, harness, sandbox, demo, benchmarks, the real-n8n
+// runs and the scripts (`npm run lint:tooling`). That code is CommonJS TypeScript written as .cts, so that `*.ts` in
+// this repository means what ships: n8n's stock configuration (eslint.config.mjs, which `npx n8n-node lint` uses)
+// holds every .ts file to the rules for code that runs inside n8n (no Node.js modules, no process or timers), which
+// code that starts servers, reads files and spawns n8n cannot follow; ESLint's and typescript-eslint's recommended
+// rules apply to it here. See docs/development.md, "n8n's node CLI".
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config({
-	files: ['**/*.ts'],
+	files: ['**/*.cts'],
 	extends: [js.configs.recommended, tseslint.configs.recommended],
 	rules: {
 		// The package suites load the built package with require(), as n8n does.

@@ -7,9 +7,11 @@ const v1 = '<rootDir>/node_modules/n8n-core-v1';
 
 const shared = {
 	// The tests type-check with the tooling configuration; tsconfig.json builds only what ships.
-	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.tooling.json' }] },
+	transform: { '^.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.tooling.json' }] },
+	// The tooling is CommonJS TypeScript (.cts) and imports its own files by their full names; what ships is .ts.
+	moduleFileExtensions: ['ts', 'cts', 'js', 'json'],
 	testEnvironment: 'node',
-	setupFiles: ['<rootDir>/harness/environment.ts'],
+	setupFiles: ['<rootDir>/harness/environment.cts'],
 };
 
 /** @type {import('jest').Config} */
@@ -21,16 +23,16 @@ module.exports = {
 		{
 			...shared,
 			displayName: 'n8n 2.x',
-			testMatch: ['<rootDir>/test/**/*.test.ts'],
+			testMatch: ['<rootDir>/test/**/*.test.cts'],
 			globals: { expectedEngine: { core: '2.41.1', workflow: '2.41.0' } },
 		},
 		{
 			...shared,
 			displayName: 'n8n 1.x',
 			globals: { expectedEngine: { core: '1.122.48', workflow: '1.120.31' } },
-			testMatch: ['<rootDir>/test/**/*.test.ts'],
-			testPathIgnorePatterns: ['/node_modules/', '/test/package/package.test.ts', '/test/package/scanner.test.ts'],
-			setupFilesAfterEnv: ['<rootDir>/harness/n8nV1Cleanup.ts'],
+			testMatch: ['<rootDir>/test/**/*.test.cts'],
+			testPathIgnorePatterns: ['/node_modules/', '/test/package/package.test.cts', '/test/package/scanner.test.cts'],
+			setupFilesAfterEnv: ['<rootDir>/harness/n8nV1Cleanup.cts'],
 			moduleNameMapper: {
 				'^n8n-core$': v1,
 				'^n8n-workflow$': `${v1}/node_modules/n8n-workflow`,

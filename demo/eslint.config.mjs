@@ -1,1 +1,0 @@
-export { default } from '../eslint.tooling.mjs';

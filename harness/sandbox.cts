@@ -1,0 +1,35 @@
+import { Sandbox } from '../sandbox/service.cts';
+import type { ServiceCredentials } from './workflowRunner.cts';
+
+/**
+ * Starts one sandbox (service + object storage) for a test file and resets its data before each test.
+ * Returns accessors, since the sandbox exists only once `beforeAll` has run.
+ */
+export function useSandbox(): { sandbox: () => Sandbox; credentials: () => ServiceCredentials } {
+	let sandbox: Sandbox | undefined;
+	beforeAll(async () => {
+		sandbox = await Sandbox.start();
+	});
+	beforeEach(() => sandbox?.reset());
+	afterAll(async () => {
+		await sandbox?.stop();
+	});
+	const started = () => {
+		if (!sandbox) throw new Error('The sandbox starts in beforeAll');
+		return sandbox;
+	};
+	return {
+		sandbox: started,
+		credentials: () => ({ baseUrl: started().baseUrl, accessToken: started().token }),
+	};
+}
+
+/** Stores one registration in the sandbox, as a customer's form would, and returns its ID. */
+export function seedRegistration(sandbox: Sandbox): string {
+	const {
+		registrations: [registration],
+	} = sandbox.state.createRegistrations([
+		{ productName: 'Kettle K1', customerEmail: 'ann.lee@example.com', greetings: 'hi' },
+	]);
+	return registration.id;
+}

@@ -1,0 +1,130 @@
+import type { PaceClock } from '../nodes/shared/transport/servicePace';
+import { ServicePace } from '../nodes/shared/transport/servicePace';
+import { retryAfterMs } from '../nodes/shared/transport/attemptOutcome';
+import { seededRandom } from '../sandbox/random.cts';
+import type { RefusalSettings } from '../sandbox/refusals.cts';
+import { Refusals } from '../sandbox/refusals.cts';
+
+/**
+ * The run's pace (transport/servicePace.ts) against the sandbox's refusals, in virtual time: minutes of a rate-limited
+ * import play out in milliseconds, exactly. The clock moves only once every pending promise has settled, to the next
+ * timer. Each request waits for its ticket, reaches the service half a round trip later, and its answer comes back
+ * after the other half; a refusal's Retry-After is read as the node reads it.
+ */
+
+class VirtualClock implements PaceClock {
+	private time = 0;
+
+	private readonly timers: Array<{ at: number; order: number; resolve: () => void }> = [];
+
+	private order = 0;
+
+	now(): number {
+		return this.time;
+	}
+
+	async sleep(ms: number): Promise<void> {
+		await new Promise<void>((resolve) => {
+			this.timers.push({ at: this.time + Math.max(0, ms), order: this.order++, resolve });
+		});
+	}
+
+	/** Moves time on, timer by timer, until `done` settles. */
+	async runUntil(done: Promise<unknown>): Promise<void> {
+		let finished = false;
+		void done.finally(() => (finished = true));
+		for (;;) {
+			await new Promise((resolve) => setImmediate(resolve));
+			if (finished || this.timers.length === 0) return;
+			this.timers.sort((a, b) => a.at - b.at || a.order - b.order);
+			const next = this.timers.shift()!;
+			this.time = Math.max(this.time, next.at);
+			next.resolve();
+		}
+	}
+}
+
+/** Requests sent in steps, one after the other: `count` requests, `concurrency` at once (as the node's operations do). */
+export interface Step {
+	count: number;
+	concurrency: number;
+}
+
+export interface VirtualRun {
+	/** Requests the service took, and refused. */
+	served: number;
+	refused: number;
+	/** Requests that gave up waiting through refusals. */
+	outwaited: number;
+	/** When the run ended, in ms from its start. */
+	ms: number;
+	/** When the service received each request (ms from the start), refused or not. */
+	receivedAt: number[];
+	/** When each request that gave up did so, in ms from its first attempt. */
+	gaveUpAfter: number[];
+}
+
+export interface VirtualRunOptions {
+	retryDelayMs: number;
+	/** What a request may wait through refusals: (Retries + 1) × Timeout. */
+	patienceMs?: number;
+	/** Round trip to the service; each request's is up to 4 ms longer, at random (fixed seed). */
+	roundTripMs?: number;
+}
+
+export async function paceAgainst(
+	service: RefusalSettings,
+	steps: Step[],
+	options: VirtualRunOptions,
+): Promise<VirtualRun> {
+	const clock = new VirtualClock();
+	const pace = new ServicePace(options.retryDelayMs, clock);
+	const refusals = new Refusals(service, 0);
+	const random = seededRandom(41);
+	const halfTrip = (options.roundTripMs ?? 20) / 2;
+	const run: VirtualRun = { served: 0, refused: 0, outwaited: 0, ms: 0, receivedAt: [], gaveUpAfter: [] };
+
+	const request = async () => {
+		const since = clock.now();
+		for (;;) {
+			const ticket = await pace.acquire({ since, patienceMs: options.patienceMs ?? 120_000 });
+			if (ticket === 'stopped' || ticket === 'outwaited') {
+				run.outwaited += 1;
+				run.gaveUpAfter.push(clock.now() - since);
+				return;
+			}
+			await clock.sleep(halfTrip + random() * 2);
+			run.receivedAt.push(clock.now());
+			const refusal = refusals.take(clock.now());
+			await clock.sleep(halfTrip + random() * 2);
+			if (refusal === undefined) {
+				pace.answered(ticket);
+				run.served += 1;
+				return;
+			}
+			run.refused += 1;
+			pace.refused(ticket, {
+				why: refusal.status === 429 ? 'rate' : 'unavailable',
+				retryAfterMs: retryAfterMs(refusal.headers['retry-after'], clock.now()),
+				problem: 'refused',
+				httpCode: String(refusal.status),
+			});
+		}
+	};
+	const all = (async () => {
+		for (const step of steps) {
+			let next = 0;
+			const worker = async () => {
+				while (next < step.count) {
+					next += 1;
+					await request();
+				}
+			};
+			await Promise.all(Array.from({ length: Math.min(step.concurrency, step.count) }, worker));
+		}
+	})();
+	await clock.runUntil(all);
+	await all;
+	run.ms = clock.now();
+	return run;
+}
