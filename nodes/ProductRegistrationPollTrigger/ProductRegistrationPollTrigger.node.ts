@@ -14,7 +14,7 @@ export class ProductRegistrationPollTrigger implements INodeType {
 		icon: { light: 'file:productRegistrationPollTrigger.svg', dark: 'file:productRegistrationPollTrigger.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: 'Checks for new registrations',
+		subtitle: 'Checks for New Registrations',
 		description: 'Starts the workflow with each new registration, checking the service on a schedule',
 		defaults: {
 			name: 'Product Registration Poll Trigger',

@@ -2,20 +2,20 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 
 import { createdAtOf, registrationIdentity, registrationsList } from '../shared/registrations';
 import type { ListRequest } from '../shared/transport/listAnswer';
-import { listHabits, MIN_PAGE_SIZE } from '../shared/transport/listAnswer';
+import { listHabits } from '../shared/transport/listAnswer';
 import { PagedList } from '../shared/transport/pagedList';
 import { WITHOUT_ITEM } from '../shared/transport/serviceRequest';
 import { PollReading, readingDeadline } from './pollReading';
 import type { PollState } from './pollState';
-import { carriedOver, inCreatedAtClock, LISTED_LATE_WITHIN_MS, sinceOf } from './pollState';
+import { carriedOver, pollStart, sinceOf } from './pollState';
 
 /**
  * Which registrations are new since the last poll, each emitted once whatever the service's dialect; pollState.ts
  * holds what is remembered, and `since`. The rules:
  * 1. New: read, not seen, and made at or after `since` — or, without `createdAt`, any registration not seen.
- * 2. A list shown to be the newest first (ORDER_EVIDENCE in a row, none newer than the one before by more than the
- *    lateness allowed) is read from its start until a window reaches one made before `since`. Any other, or one
- *    whose order nothing has shown yet, is read whole.
+ * 2. A list an answer shows to be the newest first (ORDER_EVIDENCE in a row in it, none in any answer newer than the
+ *    one before by more than the lateness allowed) is read from its start until a window reaches one made before
+ *    `since`. Any other, or one whose order nothing has shown yet, is read whole.
  * 3. Remembered: what was read at or after the next `since`; without `createdAt`, every registration listed (at most
  *    MAX_REMEMBERED, and said when there are more).
  * 4. A poll cut short by n8n's poll budget emits what is new in what it read and leaves the cursor where it was; the
@@ -26,12 +26,6 @@ import { carriedOver, inCreatedAtClock, LISTED_LATE_WITHIN_MS, sinceOf } from '.
  * reads, so a poll that fails or is not saved leaves a state that still finds every registration not emitted.
  */
 
-/**
- * Registrations in a row, each made before the one listed before it, that show a list is the newest first: a list in
- * no order shows 20 so once in 20! (about 2·10^18) reads.
- */
-export const ORDER_EVIDENCE = 20;
-
 /** A registration as the trigger emits it: as listed, with its extra fields also under `fields`, as the webhook's. */
 function asItem(record: IDataObject): INodeExecutionData {
 	const fieldData = record.fieldData;
@@ -39,57 +33,39 @@ function asItem(record: IDataObject): INodeExecutionData {
 	return { json: { ...record, fields: record.fields ?? fields } };
 }
 
-/** Rule 2: true where the times show the newest first, false where one disproves it, undefined while they cannot tell. */
-export function newestFirstShown(times: number[]): boolean | undefined {
-	let run = 1;
-	let longest = 1;
-	for (let index = 1; index < times.length; index++) {
-		const step = times[index] - times[index - 1];
-		if (step > LISTED_LATE_WITHIN_MS) return false;
-		// Registrations of one moment neither lengthen a run nor break it.
-		run = step < 0 ? run + 1 : step > 0 ? 1 : run;
-		longest = Math.max(longest, run);
-	}
-	return longest >= ORDER_EVIDENCE ? true : undefined;
-}
-
 /** The cursor after this poll (and the chain of polls it ends), were it to end now: what the next `since` comes from. */
 function cursorAfter(reading: PollReading, state: PollState): PollState {
-	const polledAt = inCreatedAtClock(state.chainDate ?? reading.firstDate, reading.lead);
-	const times = [...Object.values(state.seen ?? {}), ...reading.times];
+	// A chain of polls cut short read more than this poll did: its newest is among what it remembers, listed by the
+	// time this poll began at the latest.
+	const chainNewest = Math.max(...Object.values(state.seen ?? {}), -Infinity);
+	const { at, listedAt } = reading.newest;
+	const newest = chainNewest > (at ?? -Infinity) ? { at: chainNewest, listedAt: reading.firstDate } : { at, listedAt };
+	const polledAt = pollStart(state.chainDate ?? reading.firstDate, newest.at, newest.listedAt);
 	return {
-		newest: times.reduce((newest, time) => Math.max(newest, time), state.newest ?? -Infinity),
+		newest: newest.at,
+		newestListedAt: newest.listedAt,
 		polledAt: state.polledAt === undefined || polledAt === undefined ? polledAt : Math.max(state.polledAt, polledAt),
 	};
 }
 
 /** Reads what this poll must (rules 2 and 4); returns the list's order, as far as shown. */
 async function readAsNeeded(reading: PollReading, state: PollState, activating: boolean): Promise<PollState['order']> {
-	// One small window shows a quiet shop's new registrations.
-	const fromStart = () => new PagedList(reading.run, reading.list, WITHOUT_ITEM, { firstWindow: MIN_PAGE_SIZE });
-	const { goOnAt, goOnAfter } = state;
-	const goingOn = goOnAt !== undefined && goOnAfter !== undefined;
-	const reader = goingOn
-		? new PagedList(reading.run, reading.list, WITHOUT_ITEM, { goOnAt: { offset: goOnAt, after: goOnAfter } })
-		: fromStart();
+	// A pass's small first window shows a quiet shop's new registrations.
+	const fromStart = () => new PagedList(reading.run, reading.list, WITHOUT_ITEM);
+	const goingOn = state.goOn !== undefined;
+	const reader = goingOn ? new PagedList(reading.run, reading.list, WITHOUT_ITEM, { goOnAt: state.goOn }) : fromStart();
 	// The activation reads back to the `since` of the next poll; a poll, to its own.
 	const reachesSince = (window: IDataObject[]) => {
 		const since = sinceOf(activating ? cursorAfter(reading, state) : state);
 		return window.some((record) => (createdAtOf(record) ?? Infinity) < since);
 	};
-	const shown = () => (reading.untimed ? undefined : newestFirstShown(reading.times));
-	let order = state.order;
-	await reading.readOn(reader, (window) => {
-		const newestFirst = shown();
-		if (newestFirst !== undefined && order !== 'other') order = newestFirst ? 'newestFirst' : 'other';
-		return order === 'newestFirst' && reachesSince(window);
-	});
+	await reading.readOn(reader, (window) => reading.order === 'newestFirst' && reachesSince(window));
 	reading.wholeList = reader.complete && !goingOn;
 	// A list taken for the newest first shows otherwise: read from its start, it was then read on to its end; gone on
 	// where an earlier poll stopped, it is read whole now.
-	if (order === 'other' && state.order === 'newestFirst' && goingOn && reading.stoppedAt === undefined)
+	if (reading.order === 'other' && state.order === 'newestFirst' && goingOn && !reading.cutShort)
 		reading.wholeList = (await reading.readOn(fromStart())).complete;
-	return order;
+	return reading.order;
 }
 
 /**
@@ -114,15 +90,14 @@ function stateAfter(
 	order: PollState['order'],
 	activating: boolean,
 ): PollState {
-	const cutShort = reading.stoppedAt !== undefined;
+	const { cutShort } = reading;
+	const cursor = cutShort ? { newest: state.newest, newestListedAt: state.newestListedAt, polledAt: state.polledAt } : undefined;
 	const next: PollState = {
 		list: state.list,
-		...(cutShort ? { newest: state.newest, polledAt: state.polledAt } : cursorAfter(reading, state)),
-		lead: reading.lead,
+		...(cursor ?? cursorAfter(reading, state)),
 		order,
 		habits: listHabits(reading.run, reading.list.path),
-		goOnAt: reading.stoppedAt?.offset,
-		goOnAfter: reading.stoppedAt?.after,
+		goOn: reading.stoppedAt,
 		chainDate: cutShort ? (state.chainDate ?? reading.firstDate) : undefined,
 		started: !activating || !cutShort || undefined,
 	};
@@ -174,7 +149,7 @@ export async function pollNewRegistrations(
 	// A poll is one run of requests: its own credential read and its own pace, not those of the polls before it.
 	const run = Object.create(this) as IPollFunctions;
 	Object.assign(listHabits(run, list.path), state.habits);
-	const reading = new PollReading(run, list, manual ? undefined : readingDeadline(this), state.lead);
+	const reading = new PollReading(run, list, manual ? undefined : readingDeadline(this), state);
 
 	const order = await readAsNeeded(reading, state, activating);
 	const read = [...reading.read.values()];

@@ -4,7 +4,28 @@ import { NodeApiError } from 'n8n-workflow';
 import { createdAtOf, registrationIdentity } from '../shared/registrations';
 import type { ListRequest } from '../shared/transport/listAnswer';
 import type { PagedList } from '../shared/transport/pagedList';
-import { leadShown } from './pollState';
+import type { PollState } from './pollState';
+import { LISTED_LATE_WITHIN_MS } from './pollState';
+
+/**
+ * Registrations in a row, each made before the one listed before it, that show a list is the newest first: a list in
+ * no order shows 20 so once in 20! (about 2·10^18) reads.
+ */
+export const ORDER_EVIDENCE = 20;
+
+/** Rule 2: true where the times show the newest first, false where one disproves it, undefined while they cannot tell. */
+export function newestFirstShown(times: number[]): boolean | undefined {
+	let run = 1;
+	let longest = 1;
+	for (let index = 1; index < times.length; index++) {
+		const step = times[index] - times[index - 1];
+		if (step > LISTED_LATE_WITHIN_MS) return false;
+		// Registrations of one moment neither lengthen a run nor break it.
+		run = step < 0 ? run + 1 : step > 0 ? 1 : run;
+		longest = Math.max(longest, run);
+	}
+	return longest >= ORDER_EVIDENCE ? true : undefined;
+}
 
 /** Registrations a list without `createdAt` may hold: the trigger remembers each one. */
 export const MAX_REMEMBERED = 10_000;
@@ -25,21 +46,31 @@ export class PollReading {
 	/** Whether a registration without `createdAt` was read: the list is then followed by what identifies them. */
 	untimed = false;
 
-	/** Set when the poll stopped for its budget (rule 4): where to go on, from which registration. */
-	stoppedAt: { offset: number; after?: string } | undefined;
+	/** Whether the poll stopped for its budget (rule 4); where to go on, from which registration. */
+	cutShort = false;
+
+	stoppedAt: PollState['goOn'] | undefined;
 
 	/** Whether the whole list was read, from its start to its end, sure it held every registration listed. */
 	wholeList = false;
 
 	private slowestWindowMs = 0;
 
+	/** The newest `createdAt` read (the state's included), and the `Date` of the answer that first listed it. */
+	newest: { at?: number; listedAt?: number };
+
+	/** The list's order, as far as the answers show it (each on its own: records listed meanwhile go between them). */
+	order: PollState['order'];
+
 	constructor(
 		readonly run: IPollFunctions,
 		readonly list: ListRequest,
 		private readonly deadline: number | undefined,
-		/** The least lead seen (pollState.ts), this poll's answers included. */
-		public lead: number | undefined,
-	) {}
+		state: PollState,
+	) {
+		this.newest = { at: state.newest, listedAt: state.newestListedAt };
+		this.order = state.order;
+	}
 
 	/** The times of what was read, in the order read. */
 	get times(): number[] {
@@ -51,8 +82,9 @@ export class PollReading {
 		for (;;) {
 			if (this.deadline !== undefined && Date.now() + this.slowestWindowMs > this.deadline) {
 				const { offset, records } = reader.lastWindow;
-				const last = records.at(-1);
-				this.stoppedAt = { offset: offset + records.length, after: last && registrationIdentity(last) };
+				const after = records.length === 0 ? undefined : registrationIdentity(records[records.length - 1]);
+				this.stoppedAt = after === undefined ? undefined : { offset: offset + records.length, after, total: reader.total };
+				this.cutShort = true;
 				return reader;
 			}
 			const started = Date.now();
@@ -61,6 +93,8 @@ export class PollReading {
 			const { records, answeredAt } = reader.lastWindow;
 			this.firstDate ??= answeredAt;
 			for (const record of records) this.keep(record, answeredAt);
+			const shown = this.untimed ? undefined : newestFirstShown(records.map(createdAtOf) as number[]);
+			if (shown !== undefined && this.order !== 'other') this.order = shown ? 'newestFirst' : 'other';
 			if (done(records)) return reader;
 			if (!more) return this.ended(reader);
 		}
@@ -89,8 +123,8 @@ export class PollReading {
 		}
 		const createdAt = createdAtOf(record);
 		this.untimed ||= createdAt === undefined;
-		const lead = leadShown(answeredAt, createdAt);
-		if (lead !== undefined && !(lead >= (this.lead ?? Infinity))) this.lead = lead;
+		if (createdAt !== undefined && createdAt > (this.newest.at ?? -Infinity))
+			this.newest = { at: createdAt, listedAt: answeredAt };
 		if (!this.read.has(identity)) this.read.set(identity, record);
 		if (this.untimed && this.read.size > MAX_REMEMBERED) {
 			throw this.refusal(

@@ -8,30 +8,25 @@ export const LISTED_LATE_WITHIN_MS = 2 * 60_000;
 const DATE_PRECISION_MS = 1000;
 
 /**
- * What the Poll Trigger remembers between polls, in the workflow's static data. Every time in it is in the clock the
- * service writes `createdAt` by, which need not be the clock of its `Date` header (nor name its zone).
+ * What the Poll Trigger remembers between polls, in the workflow's static data. Every time in it but `newestListedAt`
+ * is in the clock the service writes `createdAt` by, which need not be its `Date` header's (nor name its zone).
  */
 export interface PollState {
 	/** The list the state is about: the form's slug, or '' for every form. */
 	list?: string;
-	/** The cursor: the newest `createdAt` read. */
+	/** The cursor: the newest `createdAt` read, and the `Date` of the answer that first listed it. */
 	newest?: number;
-	/** When the last complete poll began, as far as the service's `Date` less its lead shows (at the latest). */
+	newestListedAt?: number;
+	/** When the last complete poll began, at the earliest (pollStart). */
 	polledAt?: number;
-	/** How far the `Date` clock is ahead of createdAt's, at most: the least `Date` + 1 s − `createdAt` seen. */
-	lead?: number;
 	/** The registrations read that a later poll may read again, by identity, with their `createdAt` (0: none). */
 	seen?: Record<string, number>;
 	/** The list's order: the newest first, shown; another, shown; unknown while nothing has shown it. */
 	order?: 'newestFirst' | 'other';
 	/** How the service answers lists (pagedList.ts), so that a poll's first request is already the right one. */
 	habits?: ListHabits;
-	/**
-	 * A poll cut short by n8n's poll budget: where the next goes on (the offset, the last registration read), and the
-	 * `Date` when that chain of polls began.
-	 */
-	goOnAt?: number;
-	goOnAfter?: string;
+	/** A poll cut short by n8n's poll budget: where the next goes on, and the `Date` when that chain of polls began. */
+	goOn?: { offset: number; after: string; total?: number };
 	chainDate?: number;
 	/** Set once the activation has read all it had to: from then on, what is new is emitted. */
 	started?: boolean;
@@ -39,8 +34,8 @@ export interface PollState {
 
 /**
  * What a registration listed after the last complete poll was made at or after: the poll's start less the lateness
- * allowed — and, once that is past the cursor, just after the cursor (everything made by then was listed). Without a
- * `Date`, the cursor less the lateness. -Infinity before anything was read: every registration listed is new.
+ * allowed — and, once that is past the cursor, just after the cursor (everything made by then was listed); the cursor
+ * less the lateness where nothing tells when the poll began. -Infinity before anything was read: all is new.
  */
 export function sinceOf(state: PollState): number {
 	if (state.newest === undefined) return -Infinity;
@@ -48,26 +43,26 @@ export function sinceOf(state: PollState): number {
 	return Math.min(state.polledAt - LISTED_LATE_WITHIN_MS, state.newest + 1);
 }
 
-/** The createdAt-clock time of an answer's `Date`, at the latest (its lead is at least the clocks' distance). */
-export function inCreatedAtClock(date: number | undefined, lead: number | undefined): number | undefined {
-	return date === undefined || lead === undefined ? undefined : date - lead;
-}
-
-/** The lead an answer's `Date` shows against a registration it lists: the `Date` clock is ahead by at most this. */
-export function leadShown(date: number | undefined, createdAt: number | undefined): number | undefined {
-	return date === undefined || createdAt === undefined ? undefined : date + DATE_PRECISION_MS - createdAt;
+/**
+ * When a poll began, in createdAt's clock, at the earliest: the cursor's registration was made by the time an answer
+ * first listed it, and the service's `Date` has run on since — from that answer to the poll's first (`date`).
+ */
+export function pollStart(date: number | undefined, newest?: number, newestListedAt?: number): number | undefined {
+	if (date === undefined || newest === undefined || newestListedAt === undefined) return undefined;
+	return newest + date - newestListedAt - DATE_PRECISION_MS;
 }
 
 /**
- * The state saved by the trigger before 0.6, carried over: its `startedAt` (the `Date` of the last complete poll's start,
- * taken as createdAt's clock where `createdAt` named its zone) is `polledAt`, its order and habits map onto these, and
- * its chain goes on. The lead is measured anew. No registration it remembered is forgotten, none is emitted again.
+ * The state saved by the trigger before 0.6, carried over: its `startedAt` (the `Date` when the last complete poll began,
+ * taken as createdAt's clock where `createdAt` named its zone) is `polledAt`, and its order and habits map onto these. A
+ * chain of polls under way starts again from the list's start; an activation under way is taken as done, emitting what
+ * is made from when it began, as that version did. No registration it remembered is forgotten, none is emitted again.
  */
 export function carriedOver(saved: IDataObject): PollState {
 	const state = saved as PollState & { startedAt?: number; clocked?: boolean; chainStartedAt?: number };
 	if (state.startedAt === undefined && state.clocked === undefined) return state;
 	const habits = state.habits;
-	return {
+	const carried: PollState = {
 		list: state.list,
 		newest: state.newest,
 		polledAt: state.clocked === true ? state.startedAt : undefined,
@@ -75,8 +70,10 @@ export function carriedOver(saved: IDataObject): PollState {
 		// 'oldestFirst' or 'none' were also taken where nothing had shown the order: it is learned anew.
 		order: state.order === 'newestFirst' ? 'newestFirst' : undefined,
 		habits: habits && { bare: habits.bare, largestAnswer: habits.largestAnswer, fixedPageSize: habits.fixedPageSize },
-		// A chain under way goes on from the list's start: nothing named where it had reached.
-		chainDate: state.goOnAt === undefined || state.clocked !== true ? undefined : state.chainStartedAt,
 		started: state.started,
 	};
+	const activationBegan = state.clocked === true && state.started !== true ? state.chainStartedAt : undefined;
+	// New from when it began: `since` is that moment.
+	if (activationBegan === undefined) return carried;
+	return { ...carried, started: true, newest: activationBegan, polledAt: activationBegan + LISTED_LATE_WITHIN_MS };
 }

@@ -17,7 +17,7 @@ export class ProductRegistrationTrigger implements INodeType {
 		icon: { light: 'file:productRegistrationTrigger.svg', dark: 'file:productRegistrationTrigger.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: 'On new registration',
+		subtitle: 'On New Registration',
 		description: 'Starts the workflow the moment a customer registers a product',
 		defaults: {
 			name: 'Product Registration Trigger',

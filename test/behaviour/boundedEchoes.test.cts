@@ -121,7 +121,7 @@ describe('a 10 MB answer', () => {
 
 			expectBounded(result.error, sandbox().token);
 			expect(result.error?.message).toMatch(
-				/^Uploading "receipt\.pdf" to the storage failed \(HTTP 403\): AccessDenied: m+… \(10\.0 MB in all\)/,
+				/^Could not upload "receipt\.pdf" to the storage \(HTTP 403\): AccessDenied: m+… \(10\.0 MB in all\)/,
 			);
 		} finally {
 			await new Promise((resolve) => storage.close(resolve));

@@ -132,7 +132,7 @@ test('an upload to a storage that reads a byte a second fails within the idle li
 	);
 
 	expect(result.error?.message).toBe(
-		'Uploading "big.tiff" to the storage failed: the storage took no data for 2 seconds before the upload completed. The file is not stored; run the step again.',
+		'Could not upload "big.tiff" to the storage: the storage took no data for 2 seconds before the upload completed. The file is not stored; run the step again.',
 	);
 	expect(ms).toBeLessThan(TIMEOUT_MS + SLACK_MS + 1000);
 	expect(await eventually(() => connectionsTo(storage.port) === 0 && openBinaryFiles().length === 0)).toBe(true);

@@ -53,6 +53,7 @@ async function pollTimes(poller: PollingTrigger, count: number): Promise<{ emitt
 	return { emitted, errors };
 }
 
+const listRequests = () => sandbox().requestsTo('GET', '/api/registrations').length;
 const getAll = async (parameters: IDataObject = { returnAll: true }) =>
 	await runNode({
 		parameters: { resource: 'registration', operation: 'getAll', ...parameters },
@@ -138,7 +139,7 @@ describe('exactly once, found in review: the Poll Trigger', () => {
 		poller.budgetMs = 100;
 		sandbox().latencyMs = 15;
 		await poller.activate();
-		expect(poller.savedState.goOnAt).toBeDefined();
+		expect(poller.savedState.goOn).toBeDefined();
 		expect(poller.savedState.started).toBeUndefined();
 
 		const afterActivation = oneByOne(5, SECOND);
@@ -168,7 +169,7 @@ describe('exactly once, found in review: the Poll Trigger', () => {
 		poller.budgetMs = 100;
 		sandbox().latencyMs = 15;
 		await poller.activate();
-		expect(poller.savedState.goOnAt).toBeDefined();
+		expect(poller.savedState.goOn).toBeDefined();
 
 		const duringChain = oneByOne(5, SECOND);
 		const chain = await pollTimes(poller, 10);
@@ -414,5 +415,273 @@ describe('exactly once, found in review of the list reader: A to E', () => {
 
 		expect(errors).toEqual([]);
 		expect(emitted).toEqual(fresh);
+	});
+});
+
+describe('exactly once, found by an adversarial review of the rebuilt reader and trigger: Get Many while the list moves (the real service, pages honoured)', () => {
+	test('F1. 12,000 registrations, the newest first; one arrives at each page read (a busy shop): every one there all along, no hint', async () => {
+		const ids = oneByOne(12_000, SECOND);
+		let requests = 0;
+		sandbox().faultPlan = (request) => {
+			if (request.method === 'GET' && request.path === '/api/registrations' && ++requests > 1) oneByOne(1, SECOND);
+			return undefined;
+		};
+
+		const result = await getAll();
+		const listed = new Set(idsOf(result.items));
+
+		expect(result.hints).toEqual([]);
+		expect(ids.filter((id) => !listed.has(id))).toEqual([]);
+		expect(requests).toBeLessThan(140);
+	}, 120_000);
+
+	test('F2. 500 registrations; the shop deletes one it had long ago (already read) before every 2nd page read: no hint', async () => {
+		const ids = oneByOne(500, SECOND);
+		const doomed = ids.slice(-20).reverse(); // the newest: read first in a list of the newest first
+		const deleted: string[] = [];
+		let requests = 0;
+		sandbox().faultPlan = (request) => {
+			if (request.method !== 'GET' || request.path !== '/api/registrations') return undefined;
+			requests += 1;
+			if (requests % 2 === 0 && doomed.length > 0) {
+				const id = doomed.shift()!;
+				sandbox().state.deleteRegistration(id);
+				deleted.push(id);
+			}
+			return undefined;
+		};
+
+		const result = await getAll();
+		const listed = new Set(idsOf(result.items));
+
+		expect(result.hints).toEqual([]);
+		expect(ids.filter((id) => !deleted.includes(id) && !listed.has(id))).toEqual([]);
+	});
+});
+
+test('G. the real service as it is (no quirk), 101 registrations; one of the newest is deleted while Return All reads: the other 100 listed, or said', async () => {
+	const ids = oneByOne(101, SECOND);
+	let requests = 0;
+	sandbox().faultPlan = (request) => {
+		if (request.method === 'GET' && request.path === '/api/registrations' && ++requests === 2)
+			sandbox().state.deleteRegistration(ids[100]);
+		return undefined;
+	};
+
+	const result = await getAll();
+	const listed = new Set(idsOf(result.items));
+	const missing = ids.slice(0, 100).filter((id) => !listed.has(id));
+
+	expect({ hints: result.hints.length, missing }).toEqual({ hints: 0, missing: [] });
+});
+
+test('G2. the real service with its quirk, 104 registrations; 3 deleted and 1 made while Return All reads: the rest listed, or said (found by PROPERTY_SEED=55555)', async () => {
+	sandbox().dialect = { ...REAL_SERVICE, largePagesMissNewest: 2 };
+	const ids = oneByOne(104, SECOND);
+	const deleted = [ids[50], ids[51], ids[52]];
+	let requests = 0;
+	sandbox().faultPlan = (request) => {
+		if (request.method !== 'GET' || request.path !== '/api/registrations' || ++requests !== 2) return undefined;
+		for (const id of deleted) sandbox().state.deleteRegistration(id);
+		oneByOne(1, SECOND);
+		return undefined;
+	};
+
+	const result = await getAll();
+	const listed = new Set(idsOf(result.items));
+	const missing = ids.filter((id) => !deleted.includes(id) && !listed.has(id));
+
+	expect(result.hints.length > 0 ? 'a hint' : `left out ${missing.length}, no hint`).toBe(
+		missing.length === 0 ? 'left out 0, no hint' : 'a hint',
+	);
+});
+
+test('H. Skip, 2 rows, over the real service holding 101 registrations; the shop deletes another customer\'s registration meanwhile: the one already registered is skipped, not created twice', async () => {
+	oneByOne(101, SECOND); // buyer1 ... buyer101, one Kettle K1 each
+	let requests = 0;
+	sandbox().faultPlan = (request) => {
+		if (request.method === 'GET' && request.path === '/api/registrations' && ++requests === 2) {
+			const newest = [...sandbox().state.registrations.values()].find((r) => r.customerEmail === 'buyer101@example.com');
+			sandbox().state.deleteRegistration(newest!.id);
+		}
+		return undefined;
+	};
+
+	const run = await runNode({
+		parameters: { resource: 'registration', operation: 'create', dataMode: 'autoMapInputData', options: { ifExists: 'skip', retryDelay: 1 } },
+		credentials: credentials(),
+		items: [
+			{ json: { Product: 'Kettle K1', Email: 'buyer1@example.com' } },
+			{ json: { Product: 'Kettle K1', Email: 'ann.new@example.com' } },
+		],
+		continueOnFail: true,
+	});
+	const held = [...sandbox().state.registrations.values()].filter((r) => r.customerEmail === 'buyer1@example.com');
+
+	expect(run.items.map((item) => item.json.outcome ?? item.json.error)).toEqual(['skipped', 'created']);
+	expect(held).toHaveLength(1);
+});
+
+test('I. { data } without a total, page honoured, limit ignored (pages of 20), 15 registrations: Get Many gives the 15, nothing said (found by PROPERTY_SEED=2468, there in the Poll Trigger)', async () => {
+	sandbox().dialect = { ...REAL_SERVICE, shape: 'dataOnly', limit: 'ignored', defaultPageSize: 20 };
+	oneByOne(15, MINUTE);
+
+	const result = await getAll();
+	const urls = sandbox().requestsTo('GET', '/api/registrations').map((request) => request.url);
+
+	expect({ items: result.items.length, hints: result.hints.length, requests: urls.length }).toEqual({
+		items: 15,
+		hints: 0,
+		requests: 2,
+	});
+});
+
+test('I2. the same dialect, a shop with 10 registrations: the Poll Trigger activates, and a registration made later comes out', async () => {
+	sandbox().dialect = { ...REAL_SERVICE, shape: 'dataOnly', limit: 'ignored', defaultPageSize: 20 };
+	oneByOne(10, MINUTE);
+	const poller = trigger();
+
+	const activation = await poller.activate().then(
+		() => 'activated',
+		(error: Error) => error.message,
+	);
+	sandbox().state.clockAheadMs += MINUTE;
+	const fresh = oneByOne(1, SECOND);
+	const { items, error } = await poller.poll();
+
+	expect({ activation, emitted: idsOf(items), error: error?.message }).toEqual({
+		activation: 'activated',
+		emitted: fresh,
+		error: undefined,
+	});
+});
+
+test('F0. page ignored, limit honoured (one answer can hold all), 107 registrations; the 6 newest are deleted while it reads: none left out, or said (found by PROPERTY_SEED=8675309)', async () => {
+	sandbox().dialect = { ...REAL_SERVICE, pages: 'ignored', limit: 'honoured' };
+	const ids = oneByOne(107, MINUTE);
+	let requests = 0;
+	sandbox().faultPlan = (request) => {
+		if (request.method !== 'GET' || request.path !== '/api/registrations' || ++requests !== 2) return undefined;
+		for (const id of ids.slice(-6)) sandbox().state.deleteRegistration(id);
+		return undefined;
+	};
+
+	const result = await getAll();
+	const listed = new Set(idsOf(result.items));
+	const missing = ids.slice(0, -6).filter((id) => !listed.has(id));
+
+	expect(result.hints.length > 0 ? 'a hint' : `left out ${missing.length}, no hint`).toBe(
+		missing.length === 0 ? `left out 0, no hint` : 'a hint',
+	);
+});
+
+describe('exactly once, found by an adversarial review of the rebuilt reader and trigger: the Poll Trigger', () => {
+	test('F3. the real service; one registration arrives between the two page-1 windows of a poll: later quiet polls still read only the newest end', async () => {
+		oneByOne(2000, 20 * SECOND);
+		const poller = trigger();
+		await poller.activate();
+		expect(poller.savedState.order).toBe('newestFirst');
+
+		// 12 registrations over the next 3 minutes: a poll needs a second window; one more arrives just before it.
+		oneByOne(12, 15 * SECOND);
+		let requests = 0;
+		sandbox().faultPlan = (request) => {
+			if (request.method === 'GET' && request.path === '/api/registrations' && ++requests === 2) oneByOne(1, SECOND);
+			return undefined;
+		};
+		const first = await poller.poll();
+		sandbox().faultPlan = undefined;
+		expect(first.error).toBeUndefined();
+		expect(first.items).toHaveLength(13);
+
+		// Quiet polls afterwards: one new registration a minute.
+		const perPoll: number[] = [];
+		for (let poll = 0; poll < 3; poll++) {
+			sandbox().state.clockAheadMs += MINUTE;
+			oneByOne(1, SECOND);
+			const before = listRequests();
+			const { items, error } = await poller.poll();
+			expect(error).toBeUndefined();
+			expect(items).toHaveLength(1);
+			perPoll.push(listRequests() - before);
+		}
+
+		// Quiet polls read back over what was made within the lateness allowed of the last poll: two requests at most here.
+		expect({ order: poller.savedState.order, atMostTwo: perPoll.every((requests) => requests <= 2) }).toEqual({
+			order: 'newestFirst',
+			atMostTwo: true,
+		});
+	});
+
+	test('F4. one poll answered by a server whose Date is 100 s behind; later, a registration listed 60 s late (within the 2 minutes allowed) comes out', async () => {
+		oneByOne(300, SECOND);
+		const poller = trigger();
+		await poller.activate();
+
+		const emitted: string[] = [];
+		const fresh: string[] = [];
+		for (let poll = 0; poll < 3; poll++) {
+			fresh.push(...oneByOne(20, SECOND));
+			const behind = poll === 1;
+			sandbox().faultPlan = (request) => {
+				if (!behind || request.method !== 'GET' || request.path !== '/api/registrations') return undefined;
+				const matches = sandbox().state.matchingRegistrations(request.query);
+				const date = new Date(sandbox().state.now().getTime() - 100 * SECOND).toUTCString();
+				return { status: 200, body: listAnswer(matches, request.query, sandbox().dialect), headers: { date } };
+			};
+			const { items, error } = await poller.poll();
+			sandbox().faultPlan = undefined;
+			expect(error).toBeUndefined();
+			emitted.push(...idsOf(items));
+		}
+		// Made 50 s ago, listed only now (a slow write): 60 s late at the next poll.
+		sandbox().state.clockAheadMs += 10 * SECOND;
+		made += 1;
+		const late = sandbox().state.createRegistrations(
+			[{ productName: 'Kettle K1', customerEmail: `late${made}@example.com` }],
+			new Date(sandbox().state.now().getTime() - 50 * SECOND).toISOString(),
+		).registrations[0].id;
+		fresh.push(late);
+		sandbox().state.clockAheadMs += 10 * SECOND;
+		const last = await poller.poll();
+		emitted.push(...idsOf(last.items));
+
+		expect(last.error).toBeUndefined();
+		expect([...emitted].sort()).toEqual([...fresh].sort());
+	});
+
+	test('F5. n8n upgraded while a 0.5 activation chain was under way (n8n 2.x budget): registrations made after the activation began come out', async () => {
+		oneByOne(600, SECOND);
+		const activatedAt = sandbox().state.now().getTime();
+		// The 0.5 trigger's state after its activation's first poll read the 300 newest and stopped for its budget
+		// (git show 67e921a: startedAt undefined while activating, clocked, goOnAt, chainStartedAt).
+		const newest300 = [...sandbox().state.registrations.values()]
+			.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
+			.slice(0, 300);
+		const legacy = {
+			list: '',
+			clocked: true,
+			newest: Date.parse(newest300[0].createdAt),
+			seen: Object.fromEntries(newest300.map((registration) => [registration.id, Date.parse(registration.createdAt)])),
+			order: 'newestFirst',
+			habits: { bare: false, largestAnswer: 100 },
+			goOnAt: 300,
+			chainStartedAt: activatedAt - SECOND,
+		};
+		const poller = trigger();
+		(poller as unknown as { saved: IDataObject }).saved = { 'node:Product Registration Poll Trigger': legacy };
+
+		sandbox().state.clockAheadMs += 10 * SECOND;
+		const afterActivation = oneByOne(5, SECOND);
+		// The new version starts: n8n's activation on start ('init'), then polls.
+		const emitted = idsOf(await poller.restart());
+		for (let poll = 0; poll < 3; poll++) {
+			sandbox().state.clockAheadMs += MINUTE;
+			const { items, error } = await poller.poll();
+			expect(error).toBeUndefined();
+			emitted.push(...idsOf(items));
+		}
+
+		expect([...emitted].sort()).toEqual(afterActivation);
 	});
 });

@@ -117,7 +117,7 @@ describe('file: Upload', () => {
 		});
 
 		expect(result.error?.message).toBe(
-			'Uploading "receipt.pdf" to the storage failed (HTTP 403): AccessDenied: Request has expired. The upload address may have expired or been signed for another file type; run the step again to get a new one.',
+			'Could not upload "receipt.pdf" to the storage (HTTP 403): AccessDenied: Request has expired. The upload address may have expired or been signed for another file type; run the step again to get a new one.',
 		);
 		expect((result.error as { httpCode?: string }).httpCode).toBe('403');
 	});
@@ -139,7 +139,7 @@ describe('file: Upload', () => {
 		});
 
 		expect(result.error?.message).toMatch(
-			/^Uploading "receipt.pdf" to the storage failed \(HTTP 403\): SignatureDoesNotMatch: The request signature we calculated does not match/,
+			/^Could not upload "receipt.pdf" to the storage \(HTTP 403\): SignatureDoesNotMatch: The request signature we calculated does not match/,
 		);
 	});
 
@@ -158,7 +158,7 @@ describe('file: Upload', () => {
 		expect(result.items).toHaveLength(1);
 		expect(result.items[0].json.url).toBeUndefined();
 		expect(result.items[0].json.error).toMatch(
-			/^Uploading "big-receipt.tiff" to the storage failed: the connection (was reset|was closed while sending) before the upload completed\. The file is not stored; run the step again\.$/,
+			/^Could not upload "big-receipt.tiff" to the storage: the connection (was reset|was closed while sending) before the upload completed\. The file is not stored; run the step again\.$/,
 		);
 	});
 

@@ -586,7 +586,7 @@ describe('registration: Create with files', () => {
 			{
 				json: {
 					error: expect.stringMatching(
-						/^The file in the binary field 'Receipt' could not be uploaded, so nothing was sent for it: Uploading "receipt\.pdf" to the storage failed \(HTTP 403\): AccessDenied.* \[item 0\]$/,
+						/^The file in the binary field 'Receipt' could not be uploaded, so nothing was sent for it: Could not upload "receipt\.pdf" to the storage \(HTTP 403\): AccessDenied.* \[item 0\]$/,
 					),
 				},
 				pairedItem: { item: 0 },

@@ -3,29 +3,27 @@ import type { IDataObject } from 'n8n-workflow';
 import { MAX_RECORDS, MIN_PAGE_SIZE, PAGE_SIZE } from './listAnswer';
 
 /**
- * A bare array, the API page's reading of a list: it has no pages, and `limit` cuts it. An answer to a page shorter
- * than a page holds (MIN_PAGE_SIZE) is all there is. Otherwise the answer without `limit` is every match (the API
- * page), where it holds more than the answer to a page; where not, it is the service's default page, and `limit`
- * raised tenfold while answers fill it gives the list. What the answers held together is the list: a registration
- * deleted between two makes neither the whole. `first` is the answer already given to a `limit`, when there is one.
+ * A bare array, the API page's reading of a list: it has no pages, and `limit` cuts it. `first` is the answer to the
+ * read's first `limit`. Shorter than any page (MIN_PAGE_SIZE), it is all there is. Otherwise the answer without `limit`
+ * is every match (the API page) where it holds more than the answers to a limit did — and more than a page, unless one
+ * of them asked for a page: the service's default page is no larger. Else `limit`, raised to a page and then tenfold
+ * while answers fill it, gives the list. What the answers held together is the list: a registration deleted between
+ * two makes neither the whole.
  */
 export async function bareListAnswers(
 	ask: (limit: number | undefined) => Promise<IDataObject[]>,
 	wanted: number,
-	first?: { records: IDataObject[]; limit: number },
+	first: { records: IDataObject[]; limit: number },
 ): Promise<IDataObject[][]> {
 	const page = Math.min(wanted, PAGE_SIZE);
-	// A smaller first answer that was full is asked again as a page.
-	const pageAnswer =
-		first === undefined || (first.limit < page && first.records.length >= first.limit)
-			? await ask(page)
-			: first.records;
-	const answers = [...(first === undefined ? [] : [first.records]), pageAnswer];
-	if (pageAnswer.length < MIN_PAGE_SIZE || pageAnswer.length >= wanted) return answers;
+	const answers = [first.records];
+	if (first.records.length < Math.min(first.limit, MIN_PAGE_SIZE) || first.records.length >= wanted) return answers;
 	const every = await ask(undefined);
 	answers.push(every);
-	if (every.length > pageAnswer.length || pageAnswer.length < page) return answers;
-	for (let limit = page * 10; ; limit *= 10) {
+	if (every.length > first.records.length && (every.length > page || first.limit >= page)) return answers;
+	// A page that did not fill its limit was the whole list.
+	if (first.limit >= page && first.records.length < first.limit) return answers;
+	for (let limit = first.limit < page ? page : first.limit * 10; ; limit *= 10) {
 		const asked = Math.min(limit, wanted, MAX_RECORDS);
 		const answer = await ask(asked);
 		answers.push(answer);

@@ -3,50 +3,50 @@ import { MIN_PAGE_SIZE, PAGE_SIZE } from './listAnswer';
 import type { Window } from './listWindows';
 import { overlappingWindow } from './listWindows';
 
-/** An answer to page 1: how many it asked for, and what identifies each record it held. */
-interface PageOneAnswer {
-	limit: number;
-	identities: Set<string>;
+/** An answer to a window of a pass: what identifies each record, in the list's order, and the total it gave. */
+export interface Answer {
+	identities: string[];
+	total?: number;
 }
 
+/** Where a window leaves the pass: on at `end`, asked again (`back`), at its start again (`over`). */
+export type Step = { end: number } | 'back' | 'over';
+
 /**
- * One pass over a list (pagedList.ts, rules 2 to 4): the windows it asks for, and how far each carries it. A pass from
- * the list's start reads page 1 first; one that goes on where an earlier read stopped starts at its anchor.
+ * One pass over a list (pagedList.ts, rules 2 to 4), its positions as the service counts them now: the windows it asks
+ * for, and where each leaves it. A pass from the list's start reads page 1 first; one that goes on where an earlier
+ * read stopped starts at that read's anchor.
  */
 export class ListPass {
 	/** What identifies each record the pass read. */
 	readonly read = new Set<string>();
 
-	/** The offset just past the record the pass reached last (its anchor), as the service counts it. */
+	/** The offset just past the last record the pass reached (its anchor), and the total of the answer that held it. */
 	end = 0;
 
-	anchor: string | undefined;
+	private anchor: { identity: string; total?: number; askedAgain?: boolean } | undefined;
 
-	/** The service's total at the pass's first answer. */
-	totalAtStart: number | undefined;
+	/** The windows of page 1 still to ask for, by their `limit`; the first answer to page 1, which places a larger. */
+	private readonly pageOne: number[] = [];
 
-	/** The windows of page 1 still to ask for, by their `limit`; the largest answer to page 1 so far. */
-	private pageOne: number[] = [];
-
-	private pageOneRead: PageOneAnswer | undefined;
+	private firstPage: Answer | undefined;
 
 	/**
-	 * Page 1 asks for PAGE_SIZE, ten times more each new pass (a service that ignores `page` but gives as many as asked
-	 * then gives all at once), after a small first window where one is asked for.
+	 * Page 1 asks for PAGE_SIZE — ten times more each new pass, so a service that ignores `page` but gives as many as asked
+	 * gives all at once — after a small window (rule 2); a Limit under PAGE_SIZE is asked for at once.
 	 */
 	constructor(
 		readonly number: number,
 		wanted: number,
-		start: { firstWindow?: number } | { end: number; anchor: string },
+		goOn?: { offset: number; anchor: string; total?: number },
 	) {
-		if ('anchor' in start) {
-			this.end = start.end;
-			this.anchor = start.anchor;
+		if (goOn !== undefined) {
+			this.end = goOn.offset;
+			this.anchor = { identity: goOn.anchor, total: goOn.total };
 			return;
 		}
 		const large = Math.min(wanted, PAGE_SIZE * 10 ** number);
-		const { firstWindow } = start;
-		this.pageOne = firstWindow === undefined || firstWindow >= large ? [large] : [firstWindow, large];
+		this.pageOne = large < PAGE_SIZE ? [large] : [MIN_PAGE_SIZE, large];
 	}
 
 	/** Page 1 as the pass asks for it, then windows that overlap the anchor (or pages that follow one another). */
@@ -61,51 +61,61 @@ export class ListPass {
 	}
 
 	/**
-	 * How far a window carries the pass, or false where it does not (rule 4). Past page 1, by what follows the anchor in
-	 * it, wherever the service placed it — on pages of a fixed size, by what it holds that the pass had not read; on
-	 * page 1, as far as page 1 was read (it is the list's start).
+	 * Where a window leaves the pass. Page 1: the first answer is the list's start; a larger one is placed by it (rule 2).
+	 * Past page 1, a window must hold the anchor, no further into it than the list grew since (records added before it);
+	 * without it, where the list shrank, it is asked again as far back, once; otherwise the pass starts over (rule 4).
+	 * Pages of a fixed size follow one another, and move on by what they add.
 	 */
-	reach(window: Window, asked: Window, identities: string[], habits: ListHabits, total?: number): number | false {
-		const added = identities.filter((identity) => !this.read.has(identity)).length;
-		if (window.offset === 0) return this.readPageOne(asked.limit, identities, habits, total) && this.read.size + added;
-		if (habits.fixedPageSize !== undefined) return window.offset <= this.end && this.end + added;
-		const at = this.anchor === undefined ? -1 : identities.indexOf(this.anchor);
-		return at < 0 ? false : this.end + identities.length - 1 - at;
+	step(window: Window, answer: Answer, habits: ListHabits, lastFellShort: boolean): Step {
+		const { identities, total } = answer;
+		if (window.offset === 0) return this.placePageOne(answer, habits);
+		if (habits.fixedPageSize !== undefined) {
+			// An empty page is the list's end; any other moves on by what it adds.
+			const adds = identities.length === 0 || identities.some((identity) => !this.read.has(identity));
+			return window.offset <= this.end && adds ? this.reached(window.offset + identities.length, answer) : 'over';
+		}
+		// Nothing where a page that fell short of what it asked ended: the list's end.
+		if (identities.length === 0 && lastFellShort) return { end: this.end };
+		const at = this.anchor === undefined ? -1 : identities.indexOf(this.anchor.identity);
+		const shrank = (this.anchor?.total ?? 0) - (total ?? this.anchor?.total ?? 0);
+		if (at < 0 && shrank > 0 && this.anchor?.askedAgain !== true) {
+			this.anchor = { ...this.anchor!, askedAgain: true };
+			this.end = Math.max(1, this.end - shrank);
+			return 'back';
+		}
+		// Where the anchor stands in the window, were nothing added before it (and the records added since may push it on).
+		const expected = this.end - 1 - window.offset;
+		const grew = total === undefined || this.anchor?.total === undefined ? 0 : total - this.anchor.total;
+		if (at < 0 || at > expected + Math.max(0, grew)) return 'over';
+		return this.reached(window.offset + identities.length, answer);
 	}
 
-	/** Moves the pass on to `reach`, the window's records read. */
-	advance(window: Window, identities: string[], reach: number): void {
-		for (const identity of identities) this.read.add(identity);
-		this.end = Math.max(this.end, reach);
-		if (window.offset > 0) this.anchor = identities.at(-1);
-	}
-
-	/** At the list's end: whether the small window of page 1 that shows the newest is still to be read. */
-	newestStillToRead(window: Window, habits: ListHabits): boolean {
-		this.pageOne = this.pageOne.filter((limit) => limit < window.limit);
-		return this.pageOne.length > 0 && habits.fixedPageSize === undefined;
+	/** The pass moves on to `end`, the window's last record its anchor. */
+	private reached(end: number, answer: Answer): Step {
+		const last = answer.identities.at(-1);
+		if (last !== undefined) this.anchor = { identity: last, total: answer.total };
+		for (const identity of answer.identities) this.read.add(identity);
+		this.end = Math.max(this.end, end);
+		return { end: this.end };
 	}
 
 	/**
-	 * Page 1: false where it holds nothing the pass read before. Where a large first answer holds fewer than the total,
-	 * it may have left out the newest, so a small window reads page 1 again; two answers that disagree show it did
-	 * (the smaller should be the larger's start, but holds a record it lacks: rule 3). The largest holds the anchor.
+	 * Page 1. The first answer is the list's start. A larger one holds the first answer's records from where they stand
+	 * in it on: where it lacks some the first showed before them (and the list did not shrink), it left out the newest
+	 * (the real service's quirk), and starts as far on. One that holds none of them does not carry the pass on.
 	 */
-	private readPageOne(limit: number, identities: string[], habits: ListHabits, total?: number): boolean {
-		if (this.read.size > 0 && !identities.some((identity) => this.read.has(identity))) return false;
-		if (this.read.size === 0 && limit >= PAGE_SIZE && identities.length < (total ?? 0)) this.pageOne.push(MIN_PAGE_SIZE);
-		const answer = { limit, identities: new Set(identities) };
-		const before = this.pageOneRead;
-		if (before !== undefined && before.limit !== limit) {
-			const [smaller, larger] = limit < before.limit ? [answer, before] : [before, answer];
-			// A deletion between the two looks alike: windows are then a record smaller than they could be, nothing more.
-			if ([...smaller.identities].some((identity) => !larger.identities.has(identity)))
-				habits.largePagesLeaveOutNewest = true;
+	private placePageOne(answer: Answer, habits: ListHabits): Step {
+		const first = this.firstPage;
+		if (first === undefined) {
+			this.firstPage = answer;
+			return this.reached(answer.identities.length, answer);
 		}
-		if (identities.length >= (before?.identities.size ?? 0)) {
-			this.pageOneRead = answer;
-			this.anchor = identities.at(-1);
-		}
-		return true;
+		const shared = first.identities.findIndex((identity) => answer.identities.includes(identity));
+		if (shared < 0) return 'over';
+		const leftOut = shared - answer.identities.indexOf(first.identities[shared]);
+		const shrank = (answer.total ?? 0) < (first.total ?? 0);
+		if (leftOut > 0 && !shrank) habits.largePagesLeaveOutNewest = true;
+		const start = leftOut > 0 && !shrank ? leftOut : 0;
+		return this.reached(start + answer.identities.length, answer);
 	}
 }

@@ -5,13 +5,11 @@ import type { IDataObject } from 'n8n-workflow';
 export interface ReadOptions {
 	/** At most this many records (Get Many's Limit). */
 	limit?: number;
-	/** A small first window, where it often holds all that is wanted (a poll of a quiet shop). */
-	firstWindow?: number;
 	/**
 	 * A read that goes on where an earlier one stopped (a poll cut short): at the offset it reached, from the last record
-	 * it read (`after`, as `identify` gives it), which its first window must hold, or the read starts over.
+	 * it read (`after`, as `identify` gives it) and the total its answer gave, or the read starts over.
 	 */
-	goOnAt?: { offset: number; after: string };
+	goOnAt?: { offset: number; after: string; total?: number };
 }
 
 /** A window as the service answered it: its records in the list's order, where it starts, and its `Date`. */

@@ -11,18 +11,17 @@ import type { ServiceContext } from './session';
 
 /**
  * Every list the node reads: in windows (`page` from 1 and `limit`; a page starts at `(page − 1) × limit`), each an
- * ordinary request, each record kept once by what identifies it. The API page leaves shape, paging and order open;
- * the real service pages its lists (../shared/notes/real-service.md). The rules:
+ * ordinary request, each record kept once by what identifies it, its place counted as the service counts it now. The
+ * API page leaves shape, paging and order open; the real service pages its lists (../shared/notes/real-service.md):
  * 1. What an answer shows is learned once a run (ListHabits): a bare array or a page, the most one answer held.
- * 2. A pass starts at the list's start, asking for PAGE_SIZE (ten times more each new pass). Where that answer holds
- *    fewer than the total, page 1 is read again through a small window: the real service's pages of 100 leave out its
- *    newest, which go first. Each later window starts at the record the pass reached last (its anchor), so a deletion
- *    hides nothing; what follows the anchor in it is what it adds, wherever the service placed it.
- * 3. Past page 1, a window asks for no more than one answer has held: the service counts its pages by what it gives;
- *    and for fewer than PAGE_SIZE once two answers to page 1 show that pages of PAGE_SIZE leave out the newest.
- * 4. A window that does not carry the pass on (past page 1: without the anchor, or full with nothing after it; page 1:
- *    holding nothing read) starts a new pass; after MAX_PASSES the read ends and says why (`gap`).
- * 5. A pass ends at a window shorter than asked and than a page holds (the list's end), at the total, or the Limit.
+ * 2. A pass starts at the list's start: a small window, then page 1 of PAGE_SIZE (ten times more each new pass), placed
+ *    by the small one — the real service's pages of 100 leave out its newest, which small ones show.
+ * 3. Every later window holds the record the pass reached last (its anchor), no further in than the list grew since;
+ *    it asks for no more than one answer held (fewer than PAGE_SIZE once page 1 showed the quirk).
+ * 4. A window without its anchor is asked again as far back as the list shrank, once; otherwise, or where it adds
+ *    nothing, the pass starts over; after MAX_PASSES the read ends and says why (`gap`).
+ * 5. A pass ends at a window shorter than asked (and than a page the service may cut to), at the total its answer
+ *    gives, or at the Limit.
  * 6. A bare array (the API page's reading) has no pages (bareList.ts). An answer larger than asked means `limit` is
  *    ignored: pages follow one another, cannot overlap, and a read of several says a deletion could hide a record.
  */
@@ -40,6 +39,9 @@ export class PagedList implements ListRead {
 
 	private windowsRead = 0;
 
+	/** Whether the last window held fewer than it asked: a page past it that holds nothing is the list's end. */
+	private lastFellShort = false;
+
 	total: number | undefined;
 
 	/** How the read ended; undefined while it goes on. */
@@ -55,7 +57,7 @@ export class PagedList implements ListRead {
 	) {
 		this.habits = listHabits(context, list.path);
 		const goOn = options.goOnAt;
-		this.pass = new ListPass(0, this.wanted, goOn ? { end: goOn.offset, anchor: `id:${goOn.after}` } : options);
+		this.pass = new ListPass(0, this.wanted, goOn && { ...goOn, anchor: `id:${goOn.after}` });
 	}
 
 	get records(): IDataObject[] {
@@ -91,7 +93,12 @@ export class PagedList implements ListRead {
 	async readWindow(): Promise<boolean> {
 		if (this.ending !== undefined) return false;
 		if (this.windowsRead >= MAX_RECORDS / PAGE_SIZE) throw endlessList(this.context, this.list, this.windowsRead, this.requestFor);
-		if (this.habits.bare) return this.finish({}, await bareListAnswers((limit) => this.askBare(limit), this.wanted));
+		if (this.habits.bare) {
+			// Known to be bare, the list has no newest a page leaves out: it is asked for a page.
+			const limit = Math.min(this.wanted, PAGE_SIZE);
+			const first = { records: await this.askBare(limit), limit };
+			return this.finish({}, await bareListAnswers((limit) => this.askBare(limit), this.wanted, first));
+		}
 		const window = this.pass.nextWindow(this.habits, this.pageSize);
 		const answer = await this.ask({ page: window.page, limit: window.limit });
 		if (answer.absent) return this.finish({ absent: true });
@@ -108,7 +115,7 @@ export class PagedList implements ListRead {
 
 	/** Takes a window of a list in an object: carries the pass on, ends it (rule 5), or starts a new one (rule 4). */
 	private take(page: NonNullable<ListAnswer['page']>, asked: Window, answeredAt: number | undefined): boolean {
-		const { records } = page;
+		const { records, total } = page;
 		if (records.length > asked.limit) this.habits.fixedPageSize = records.length;
 		const fixed = this.habits.fixedPageSize;
 		const window = fixed === undefined ? asked : { ...asked, limit: fixed, offset: (asked.page - 1) * fixed };
@@ -116,29 +123,32 @@ export class PagedList implements ListRead {
 		// (or than any service gives), and to no more than a page (a service that cuts `limit` cuts it at a page).
 		const count = records.length;
 		const mayBeCut = count >= Math.max(this.habits.largestAnswer, MIN_PAGE_SIZE) && count <= PAGE_SIZE;
-		this.habits.largestAnswer = Math.max(this.habits.largestAnswer, records.length);
-		this.total = page.total ?? this.total;
-		this.pass.totalAtStart ??= page.total;
+		this.habits.largestAnswer = Math.max(this.habits.largestAnswer, count);
+		this.total = total ?? this.total;
 		const identities = records.map((record) => this.identity(record));
 		const short = count < window.limit && !mayBeCut;
-		const reach = this.pass.reach(window, asked, identities, this.habits, page.total);
-		// Nothing after the anchor (or nothing new on a fixed page), and no list's end: the read does not move on.
-		if (reach === false || (window.offset > 0 && reach <= this.pass.end && !short)) return this.startOver();
+		const before = this.pass.end;
+		// New records a window of page 1 holds before any it read are the list's newest: they go first.
+		const newestFirst = window.offset === 0 && identities.findIndex((identity) => this.pass.read.has(identity)) > 0;
+		const step = this.pass.step(window, { identities, total }, this.habits, this.lastFellShort);
+		this.lastFellShort = count < window.limit;
+		if (step === 'back') return true;
+		// A window past page 1 that adds nothing, and is no list's end, does not carry the pass on either.
+		if (step === 'over' || (window.offset > 0 && step.end <= before && !short && count > 0)) return this.startOver();
 
-		this.keep(records, identities, window.offset);
-		this.pass.advance(window, identities, reach);
+		this.keep(records, identities, newestFirst);
 		this.lastWindow = { records, offset: window.offset, answeredAt };
-		if (!(this.byIdentity.size >= this.wanted || short || this.pass.end >= (this.total ?? Infinity))) return true;
-		if (this.pass.newestStillToRead(window, this.habits)) return true;
+		const atTotal = total !== undefined && step.end >= total;
+		if (!(this.byIdentity.size >= this.wanted || short || count === 0 || atTotal)) return true;
 		const unchecked = `the service gives ${fixed} records a page whatever is asked, so its pages cannot overlap and a record deleted while the list was read could hide another`;
-		return this.finish({ gap: fixed !== undefined && this.pass.end > fixed ? unchecked : this.shortOfTotal() });
+		return this.finish({ gap: fixed !== undefined && step.end > fixed ? unchecked : this.shortOf(step.end) });
 	}
 
 	/** Rule 4: a window did not carry the pass on; a new pass starts at the list's start, or the read ends. */
 	private startOver(): boolean {
 		const passes = this.pass.number + 1;
 		if (passes < MAX_PASSES) {
-			this.pass = new ListPass(passes, this.wanted, this.options);
+			this.pass = new ListPass(passes, this.wanted);
 			return true;
 		}
 		return this.finish({
@@ -147,10 +157,8 @@ export class PagedList implements ListRead {
 		});
 	}
 
-	/** Keeps a window's records, each once, in the list's order: new ones a window of page 1 holds first go first. */
-	private keep(records: IDataObject[], identities: string[], offset: number): void {
-		const { read } = this.pass;
-		const newestFirst = offset === 0 && records.findIndex((_, index) => read.has(identities[index])) > 0;
+	/** Keeps a window's records, each once, in the list's order (`newestFirst`: before all kept so far). */
+	private keep(records: IDataObject[], identities: string[], newestFirst: boolean): void {
 		const earlier = newestFirst ? [...this.byIdentity] : [];
 		records.forEach((record, index) => {
 			if (!this.byIdentity.has(identities[index])) this.byIdentity.set(identities[index], record);
@@ -181,15 +189,10 @@ export class PagedList implements ListRead {
 		return false;
 	}
 
-	/**
-	 * Whether the pass read fewer than the service held throughout it: fewer than its total at the pass's start and at
-	 * its end (registrations added before where the pass has reached are not read, and are counted at its end).
-	 */
-	private shortOfTotal(): string | undefined {
-		const heldThroughout = Math.min(this.pass.totalAtStart ?? Infinity, this.total ?? Infinity);
-		const whole = this.pass.read.size >= heldThroughout || this.byIdentity.size >= this.wanted;
-		if (whole || !Number.isFinite(heldThroughout)) return undefined;
-		return `the service said it holds ${heldThroughout} but listed ${this.pass.read.size}: it left some out`;
+	/** Whether the service said it holds more than the list ended with, where the pass read to its end. */
+	private shortOf(end: number): string | undefined {
+		if (this.total === undefined || end >= this.total || this.byIdentity.size >= this.wanted) return undefined;
+		return `the service said it holds ${this.total} but listed ${end}: it left some out`;
 	}
 }
 

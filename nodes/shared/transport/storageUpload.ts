@@ -65,7 +65,7 @@ export async function putToStorage(this: IExecuteFunctions, upload: StorageUploa
 				? `the storage took no data for ${upload.idleTimeoutMs / 1000} seconds`
 				: connectionProblem(code);
 		throw fail(
-			`Uploading "${upload.fileName}" to the storage failed: ${problem} before the upload completed. The file is not stored; run the step again.`,
+			`Could not upload "${upload.fileName}" to the storage: ${problem} before the upload completed. The file is not stored; run the step again.`,
 		);
 	} finally {
 		// The storage may answer (or the connection break) before reading the whole file: close it either way.
@@ -75,7 +75,7 @@ export async function putToStorage(this: IExecuteFunctions, upload: StorageUploa
 
 	const said = describeStorageError(response.body);
 	throw fail(
-		`Uploading "${upload.fileName}" to the storage failed (HTTP ${response.statusCode})${said ? `: ${said}` : ''}. The upload address may have expired or been signed for another file type; run the step again to get a new one.`,
+		`Could not upload "${upload.fileName}" to the storage (HTTP ${response.statusCode})${said ? `: ${said}` : ''}. The upload address may have expired or been signed for another file type; run the step again to get a new one.`,
 		response.statusCode,
 	);
 }

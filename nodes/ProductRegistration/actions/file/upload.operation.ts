@@ -9,7 +9,7 @@ import { prepareUpload, upload } from './fileUpload';
 
 const properties: INodeProperties[] = [
 	{
-		displayName: 'Input Binary Field',
+		displayName: 'Input Data Field Name',
 		name: 'binaryPropertyName',
 		type: 'string',
 		required: true,
@@ -50,7 +50,7 @@ export const runs = 'perItem';
 /** Uploads the item's file and returns its final address, ready to attach to a status as an asset URL. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const input = new ItemInput(this, itemIndex);
-	const binaryPropertyName = input.parameter('binaryPropertyName', "'Input Binary Field'", requiredText);
+	const binaryPropertyName = input.parameter('binaryPropertyName', "'Input Data Field Name'", requiredText);
 	const options = input.collection('options');
 	const prepared = prepareUpload.call(this, input, binaryPropertyName, {
 		fileName: options.fileName as string | undefined,

@@ -41,7 +41,7 @@ export const filesProperty: INodeProperties = {
 			name: 'file',
 			values: [
 				{
-					displayName: 'Input Binary Field',
+					displayName: 'Input Data Field Name',
 					name: 'binaryPropertyName',
 					type: 'string',
 					default: 'data',
@@ -83,7 +83,7 @@ export function readFormFiles(input: ItemInput, files: unknown, everyFile = fals
 	rows.forEach((row, rowIndex) => {
 		const binaryPropertyName = input.convert(
 			row.binaryPropertyName,
-			`'Input Binary Field' of file ${rowIndex + 1}`,
+			`'Input Data Field Name' of file ${rowIndex + 1}`,
 			requiredText,
 		);
 		const fieldName = input.convert(row.fieldName, `'Form Field' of file ${rowIndex + 1}`, optionalText);
