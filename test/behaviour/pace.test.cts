@@ -8,9 +8,9 @@ import type { RefusalSettings } from '../../sandbox/refusals.cts';
 import { mostInASecond } from '../../sandbox/refusals.cts';
 
 /**
- * The run's pace (transport/servicePace.ts): how the node keeps to a service's rate limit, and what it does while
- * the service refuses. First in virtual time against the sandbox's refusals — exact, and a 90-second import plays in
- * milliseconds — then through n8n's engine on real sockets against the sandbox.
+ * The run's pace (transport/servicePace.ts, its rules in learnedPace.ts): how the node keeps to a service's rate
+ * limit, and what it does while the service refuses. First in virtual time against the sandbox's refusals — exact, and
+ * a 90-second import plays in milliseconds — then through n8n's engine on real sockets against the sandbox.
  */
 
 const { sandbox, credentials } = useSandbox();

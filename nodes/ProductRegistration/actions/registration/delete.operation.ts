@@ -12,7 +12,7 @@ import {
 	registrationIdArgument,
 	registrationIdProperty,
 	registrationTarget,
-} from './registrationFields';
+} from './registrationLocator';
 
 export const description = displayFor('registration', 'delete', [
 	toolDescriptionProperty(

@@ -9,17 +9,19 @@ import { displayFor } from '../shownWhen';
 import { simplifyProperty } from '../toolAnswer';
 import { filledByModelAsTool, toolAnswerProperty, toolDescriptionProperty } from '../toolFields';
 import {
-	BY_REGISTRATION_ID,
 	coreFieldProperties,
 	coreFieldArguments,
 	extraFieldProperties,
 	readCoreFields,
 	readExtraFields,
+} from './registrationFields';
+import {
+	BY_REGISTRATION_ID,
 	readRegistrationId,
 	registrationIdArgument,
 	registrationIdProperty,
 	registrationTarget,
-} from './registrationFields';
+} from './registrationLocator';
 import { filesProperty, readFormFiles, refuseTakenFields, uploadFormFiles } from './registrationFiles';
 
 const properties: INodeProperties[] = [

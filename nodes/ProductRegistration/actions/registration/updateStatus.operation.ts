@@ -16,7 +16,7 @@ import {
 	registrationIdArgument,
 	registrationIdProperty,
 	registrationTarget,
-} from './registrationFields';
+} from './registrationLocator';
 
 /**
  * Status: in a node of version 1 (added before 0.6) a text field, sent as typed, as saved workflows hold it. From 1.1

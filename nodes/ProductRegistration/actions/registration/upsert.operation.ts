@@ -5,7 +5,8 @@ import { registering, registeringDescription } from './create.operation';
 /**
  * Create or Update (upsert), under the name n8n's guidelines give it: Create with If Already Registered: Update, one
  * implementation with two ways in. The same fields, lookups, decisions and requests as Create (create.operation.ts,
- * ifAlreadyRegistered/); only If Already Registered is not offered, since it is always Update.
+ * registrationEntry.ts, sendRegistrations.ts, ifAlreadyRegistered/); only If Already Registered is not offered, since
+ * it is always Update.
  */
 export const description = registeringDescription(
 	'upsert',

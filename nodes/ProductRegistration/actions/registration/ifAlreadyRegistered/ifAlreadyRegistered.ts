@@ -8,7 +8,8 @@ import { CREATE_ANYWAY, DEFAULT_CONCURRENCY, requestFor, SKIP, UPDATE } from '..
 import { forItem } from '../../../input/itemInput';
 import { serviceRequest } from '../../../../shared/transport/serviceRequest';
 import type { EntryOutcome, PendingEntry } from '../../operation';
-import { CORE_KEYS, registrationTarget } from '../registrationFields';
+import { CORE_KEYS } from '../registrationFields';
+import { registrationTarget } from '../registrationLocator';
 import { hasFiles, withFilesSent } from '../registrationFiles';
 import type { Customer } from './existingRegistrations';
 import { asRegistration, customerKey, findExisting, findSame } from './existingRegistrations';
