@@ -40,11 +40,11 @@ function cursorAfter(reading: PollReading, state: PollState): PollState {
 	const chainNewest = Math.max(...Object.values(state.seen ?? {}), -Infinity);
 	const { at, listedAt } = reading.newest;
 	const newest = chainNewest > (at ?? -Infinity) ? { at: chainNewest, listedAt: reading.firstDate } : { at, listedAt };
-	const polledAt = pollStart(state.chainDate ?? reading.firstDate, newest.at, newest.listedAt);
+	const date = state.chainDate ?? reading.firstDate;
 	return {
 		newest: newest.at,
 		newestListedAt: newest.listedAt,
-		polledAt: state.polledAt === undefined || polledAt === undefined ? polledAt : Math.max(state.polledAt, polledAt),
+		polledAt: pollStart(date, state, newest.at, newest.listedAt),
 	};
 }
 
@@ -91,7 +91,8 @@ function stateAfter(
 	activating: boolean,
 ): PollState {
 	const { cutShort } = reading;
-	const cursor = cutShort ? { newest: state.newest, newestListedAt: state.newestListedAt, polledAt: state.polledAt } : undefined;
+	const { newest, newestListedAt, polledAt } = state;
+	const cursor = cutShort ? { newest, newestListedAt, polledAt } : undefined;
 	const next: PollState = {
 		list: state.list,
 		...(cursor ?? cursorAfter(reading, state)),

@@ -44,12 +44,13 @@ export function sinceOf(state: PollState): number {
 }
 
 /**
- * When a poll began, in createdAt's clock, at the earliest: the cursor's registration was made by the time an answer
- * first listed it, and the service's `Date` has run on since — from that answer to the poll's first (`date`).
+ * When a poll began (its first answer's `date`), in createdAt's clock, at the earliest: the cursor's registration was
+ * made by the time an answer first listed it, and the service's `Date` has run on since. Never earlier than it was
+ * found before (an answer whose `Date` is behind others' moves it back no further).
  */
-export function pollStart(date: number | undefined, newest?: number, newestListedAt?: number): number | undefined {
-	if (date === undefined || newest === undefined || newestListedAt === undefined) return undefined;
-	return newest + date - newestListedAt - DATE_PRECISION_MS;
+export function pollStart(date: number | undefined, state: PollState, newest?: number, newestListedAt?: number): number | undefined {
+	if (date === undefined || newest === undefined || newestListedAt === undefined) return state.polledAt;
+	return Math.max(newest + date - newestListedAt - DATE_PRECISION_MS, state.polledAt ?? -Infinity);
 }
 
 /**

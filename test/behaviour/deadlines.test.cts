@@ -110,7 +110,10 @@ test('a read that timed out is repeated: Retries 1 makes two attempts, within 2 
 	);
 
 	expect(result.error?.message).toBe(`The service at ${server!.url} did not answer within 2 seconds, after 2 attempts`);
-	expect(server!.requests).toEqual(['GET /api/registrations?page=1&limit=100', 'GET /api/registrations?page=1&limit=100']);
+	// The list's first window, asked twice.
+	expect(server!.requests).toHaveLength(2);
+	expect(server!.requests[1]).toBe(server!.requests[0]);
+	expect(server!.requests[0]).toMatch(/^GET \/api\/registrations\?page=1&limit=\d+$/);
 	expect(ms).toBeLessThan(2 * TIMEOUT_MS + 100 + SLACK_MS);
 }, 15_000);
 

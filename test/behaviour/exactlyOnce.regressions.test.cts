@@ -685,3 +685,71 @@ describe('exactly once, found by an adversarial review of the rebuilt reader and
 		expect([...emitted].sort()).toEqual(afterActivation);
 	});
 });
+
+/** Runs `at(n)` as the service receives the n-th list request, before it answers. */
+function atRequest(at: (n: number) => void): void {
+	let requests = 0;
+	sandbox().faultPlan = (request) => {
+		if (request.method === 'GET' && request.path === '/api/registrations') at(++requests);
+		return undefined;
+	};
+}
+
+describe('exactly once, found by a second adversarial review of the rebuilt reader and trigger', () => {
+	test('R1. the quirk leaving out 11 newest (more than the small window shows): Return All over 250 gives all, no hint', async () => {
+		sandbox().dialect = { ...REAL_SERVICE, largePagesMissNewest: 11 };
+		const ids = oneByOne(250, SECOND);
+		const result = await getAll();
+		const listed = idsOf(result.items);
+		expect({ hints: result.hints.length, missing: ids.filter((id) => !listed.includes(id)).length }).toEqual({ hints: 0, missing: 0 });
+	});
+
+	test('R2. the quirk leaving out 11 newest: the Poll Trigger activates, and one made later comes out', async () => {
+		sandbox().dialect = { ...REAL_SERVICE, largePagesMissNewest: 11 };
+		oneByOne(300, SECOND);
+		const poller = trigger();
+		const activation = await poller.activate().then(() => 'activated', (error: Error) => error.message);
+		sandbox().state.clockAheadMs += MINUTE;
+		const fresh = oneByOne(1, SECOND);
+		const { items, error } = await poller.poll();
+		expect({ activation, emitted: idsOf(items), error: error?.message }).toEqual({ activation: 'activated', emitted: fresh, error: undefined });
+	});
+
+	test('R3. the real service; at windows 3, 6 and 9 one registration arrives and the oldest (not yet read) is deleted: Return All gives all, no hint', async () => {
+		const ids = oneByOne(500, SECOND);
+		const gone: string[] = [];
+		atRequest((n) => {
+			if (n % 3 !== 0 || n > 9) return;
+			oneByOne(1, SECOND);
+			gone.push(ids[gone.length]);
+			sandbox().state.deleteRegistration(ids[gone.length - 1]);
+		});
+		const result = await getAll();
+		const listed = idsOf(result.items);
+		expect({ hints: result.hints.length, missing: ids.filter((id) => !gone.includes(id) && !listed.includes(id)).length }).toEqual({ hints: 0, missing: 0 });
+	});
+
+	test('R4. the real service; one arrives between the small and the large page-1 window: Get Many (Limit 100) lists the newest first', async () => {
+		const ids = oneByOne(250, SECOND);
+		let fresh: string[] = [];
+		atRequest((n) => {
+			if (n === 2) fresh = oneByOne(1, SECOND);
+		});
+		const result = await getAll({ returnAll: false, limit: 100 });
+		expect(idsOf(result.items)).toEqual([...fresh, ...ids.reverse().slice(0, 99)]);
+	});
+
+	test("R6. the service's total is 0 in one answer (a glitch) while it lists a full page: Return All over 250 is not silently short", async () => {
+		const ids = oneByOne(250, SECOND);
+		let requests = 0;
+		sandbox().faultPlan = (request) => {
+			if (request.method !== 'GET' || request.path !== '/api/registrations') return undefined;
+			const body = listAnswer(sandbox().state.matchingRegistrations(request.query), request.query, sandbox().dialect) as IDataObject;
+			return { status: 200, body: ++requests === 3 ? { ...body, total: 0 } : body };
+		};
+		const result = await getAll();
+		const listed = idsOf(result.items);
+		const missing = ids.filter((id) => !listed.includes(id)).length;
+		expect(result.hints.length > 0 ? 'a hint' : `${missing} left out, no hint`).toBe(missing === 0 ? '0 left out, no hint' : 'a hint');
+	});
+});

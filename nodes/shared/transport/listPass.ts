@@ -9,7 +9,7 @@ export interface Answer {
 	total?: number;
 }
 
-/** Where a window leaves the pass: on at `end`, asked again (`back`), at its start again (`over`). */
+/** Where a window leaves the pass: on at `end`, where it was, its window asked again (`back`), over (`over`). */
 export type Step = { end: number } | 'back' | 'over';
 
 /**
@@ -62,9 +62,11 @@ export class ListPass {
 
 	/**
 	 * Where a window leaves the pass. Page 1: the first answer is the list's start; a larger one is placed by it (rule 2).
-	 * Past page 1, a window must hold the anchor, no further into it than the list grew since (records added before it);
-	 * without it, where the list shrank, it is asked again as far back, once; otherwise the pass starts over (rule 4).
-	 * Pages of a fixed size follow one another, and move on by what they add.
+	 * Past page 1, a window must hold the anchor: what follows it there is the list's next records, wherever the anchor
+	 * stands (records added before it push it in). Without it, where the list shrank, the window is asked again as far
+	 * back, once. One that holds a record of the pass's first answer is page 1 again — the service ignores `page` —
+	 * unless as many were added as it starts on. Otherwise the pass starts over (rule 4). Pages of a fixed size follow
+	 * one another, and move on by what they add.
 	 */
 	step(window: Window, answer: Answer, habits: ListHabits, lastFellShort: boolean): Step {
 		const { identities, total } = answer;
@@ -83,10 +85,10 @@ export class ListPass {
 			this.end = Math.max(1, this.end - shrank);
 			return 'back';
 		}
-		// Where the anchor stands in the window, were nothing added before it (and the records added since may push it on).
-		const expected = this.end - 1 - window.offset;
 		const grew = total === undefined || this.anchor?.total === undefined ? 0 : total - this.anchor.total;
-		if (at < 0 || at > expected + Math.max(0, grew)) return 'over';
+		const listStart = this.firstPage?.identities ?? [];
+		const pageOneAgain = grew < window.offset && identities.some((identity) => listStart.includes(identity));
+		if (at < 0 || pageOneAgain) return 'over';
 		return this.reached(window.offset + identities.length, answer);
 	}
 
@@ -111,9 +113,14 @@ export class ListPass {
 			return this.reached(answer.identities.length, answer);
 		}
 		const shared = first.identities.findIndex((identity) => answer.identities.includes(identity));
-		if (shared < 0) return 'over';
-		const leftOut = shared - answer.identities.indexOf(first.identities[shared]);
 		const shrank = (answer.total ?? 0) < (first.total ?? 0);
+		if (shared < 0) {
+			if (shrank) return 'over';
+			// It left out all the first showed, and more: page 1 is read on in windows smaller than a page of PAGE_SIZE.
+			habits.largePagesLeaveOutNewest = true;
+			return 'back';
+		}
+		const leftOut = shared - answer.identities.indexOf(first.identities[shared]);
 		if (leftOut > 0 && !shrank) habits.largePagesLeaveOutNewest = true;
 		const start = leftOut > 0 && !shrank ? leftOut : 0;
 		return this.reached(start + answer.identities.length, answer);

@@ -71,7 +71,9 @@ export class PagedList implements ListRead {
 	/** The windows still to read by the service's `total`; undefined without a total. */
 	get windowsLeft(): number | undefined {
 		const left = this.total === undefined ? undefined : Math.max(0, this.total - this.pass.end);
-		return this.ending !== undefined ? 0 : left && Math.ceil(left / (this.pageSize - 1));
+		// After the small first window, windows of a page are to come, unless the service has shown a smaller one.
+		const step = (this.habits.largestAnswer > MIN_PAGE_SIZE ? this.pageSize : PAGE_SIZE) - 1;
+		return this.ending !== undefined ? 0 : left && Math.ceil(left / step);
 	}
 
 	/** Records a window past page 1 asks for (rule 3). */
@@ -124,22 +126,22 @@ export class PagedList implements ListRead {
 		const count = records.length;
 		const mayBeCut = count >= Math.max(this.habits.largestAnswer, MIN_PAGE_SIZE) && count <= PAGE_SIZE;
 		this.habits.largestAnswer = Math.max(this.habits.largestAnswer, count);
-		this.total = total ?? this.total;
+		// A total smaller than the pass has read is of something else: it is not believed.
+		if (total !== undefined && total >= this.pass.read.size) this.total = total;
 		const identities = records.map((record) => this.identity(record));
-		const short = count < window.limit && !mayBeCut;
+		// A page the service may have cut ends the list where the total says it holds no more.
+		const short = count < window.limit && (!mayBeCut || window.offset + count >= (this.total ?? Infinity));
 		const before = this.pass.end;
-		// New records a window of page 1 holds before any it read are the list's newest: they go first.
-		const newestFirst = window.offset === 0 && identities.findIndex((identity) => this.pass.read.has(identity)) > 0;
-		const step = this.pass.step(window, { identities, total }, this.habits, this.lastFellShort);
+		const step = this.pass.step(window, { identities, total: this.total }, this.habits, this.lastFellShort);
 		this.lastFellShort = count < window.limit;
 		if (step === 'back') return true;
 		// A window past page 1 that adds nothing, and is no list's end, does not carry the pass on either.
 		if (step === 'over' || (window.offset > 0 && step.end <= before && !short && count > 0)) return this.startOver();
 
-		this.keep(records, identities, newestFirst);
+		this.keep(records, identities, window.offset === 0);
 		this.lastWindow = { records, offset: window.offset, answeredAt };
-		const atTotal = total !== undefined && step.end >= total;
-		if (!(this.byIdentity.size >= this.wanted || short || count === 0 || atTotal)) return true;
+		// Rule 5: the list's end is a window that falls short; a total only says whether what it held is whole.
+		if (!(this.byIdentity.size >= this.wanted || short || count === 0)) return true;
 		const unchecked = `the service gives ${fixed} records a page whatever is asked, so its pages cannot overlap and a record deleted while the list was read could hide another`;
 		return this.finish({ gap: fixed !== undefined && step.end > fixed ? unchecked : this.shortOf(step.end) });
 	}
@@ -157,14 +159,18 @@ export class PagedList implements ListRead {
 		});
 	}
 
-	/** Keeps a window's records, each once, in the list's order (`newestFirst`: before all kept so far). */
-	private keep(records: IDataObject[], identities: string[], newestFirst: boolean): void {
-		const earlier = newestFirst ? [...this.byIdentity] : [];
+	/**
+	 * Keeps a window's records, each once, in the list's order: those a window of page 1 holds before any kept so far are
+	 * the list's newest, and go before them all (the rest of the window follows, as usual).
+	 */
+	private keep(records: IDataObject[], identities: string[], pageOne: boolean): void {
+		const leading = pageOne ? identities.findIndex((identity) => this.byIdentity.has(identity)) : 0;
+		const earlier = leading > 0 ? [...this.byIdentity] : [];
+		if (leading > 0) this.byIdentity.clear();
 		records.forEach((record, index) => {
+			if (index === leading) for (const [identity, kept] of earlier) this.byIdentity.set(identity, kept);
 			if (!this.byIdentity.has(identities[index])) this.byIdentity.set(identities[index], record);
 		});
-		for (const [identity] of earlier) this.byIdentity.delete(identity);
-		for (const [identity, record] of earlier) this.byIdentity.set(identity, record);
 	}
 
 	private async ask(paging: IDataObject): Promise<ListAnswer> {
