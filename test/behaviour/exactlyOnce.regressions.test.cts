@@ -753,3 +753,28 @@ describe('exactly once, found by a second adversarial review of the rebuilt read
 		expect(result.hints.length > 0 ? 'a hint' : `${missing} left out, no hint`).toBe(missing === 0 ? '0 left out, no hint' : 'a hint');
 	});
 });
+
+test('J. pages of at most 20; 27 arrive between the small and the large page-1 window (the large shares nothing with the small): Return All gives all, no hint (found by PROPERTY_SEED=20261125)', async () => {
+	sandbox().dialect = { ...REAL_SERVICE, cap: 20 };
+	const ids = oneByOne(300, SECOND);
+	let fresh: string[] = [];
+	atRequest((n) => {
+		if (n === 2) fresh = oneByOne(27, SECOND);
+	});
+	const result = await getAll();
+	const listed = idsOf(result.items);
+	const missing = [...ids, ...fresh].filter((id) => !listed.includes(id)).length;
+	expect({ hints: result.hints.length, missing, twice: listed.length - new Set(listed).size, requests: listRequests() <= 2 + 2 * 17 }).toEqual({ hints: 0, missing: 0, twice: 0, requests: true });
+});
+
+test.each(['honoured', 'ignored'] as const)(
+	"K. page ignored, limit %s, pages of 100 leaving out the 2 newest, no createdAt, 18 registrations: the Poll Trigger activates, and one made later comes out once (found by PROPERTY_SEED=777 and 4848)",
+	async (limit) => {
+		sandbox().dialect = { ...REAL_SERVICE, pages: 'ignored', limit, createdAt: 'absent', largePagesMissNewest: 2 };
+		oneByOne(18, MINUTE);
+		const poller = trigger();
+		await poller.activate();
+		const later = oneByOne(1, SECOND);
+		expect(await pollTimes(poller, 2)).toEqual({ emitted: later, errors: [] });
+	},
+);

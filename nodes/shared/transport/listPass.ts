@@ -70,7 +70,7 @@ export class ListPass {
 	 */
 	step(window: Window, answer: Answer, habits: ListHabits, lastFellShort: boolean): Step {
 		const { identities, total } = answer;
-		if (window.offset === 0) return this.placePageOne(answer, habits);
+		if (window.offset === 0) return this.placePageOne(window, answer, habits);
 		if (habits.fixedPageSize !== undefined) {
 			// An empty page is the list's end; any other moves on by what it adds.
 			const adds = identities.length === 0 || identities.some((identity) => !this.read.has(identity));
@@ -104,19 +104,22 @@ export class ListPass {
 	/**
 	 * Page 1. The first answer is the list's start. A larger one holds the first answer's records from where they stand
 	 * in it on: where it lacks some the first showed before them (and the list did not shrink), it left out the newest
-	 * (the real service's quirk), and starts as far on. One that holds none of them does not carry the pass on.
+	 * (the real service's quirk, of pages of PAGE_SIZE), and starts as far on. One that holds none of them left out all
+	 * the first showed, and more — unless it is smaller than a page of PAGE_SIZE, or the list shrank or grew by as many as
+	 * it holds: then the list moved under it, and the pass starts over.
 	 */
-	private placePageOne(answer: Answer, habits: ListHabits): Step {
+	private placePageOne(window: Window, answer: Answer, habits: ListHabits): Step {
 		const first = this.firstPage;
 		if (first === undefined) {
 			this.firstPage = answer;
 			return this.reached(answer.identities.length, answer);
 		}
 		const shared = first.identities.findIndex((identity) => answer.identities.includes(identity));
-		const shrank = (answer.total ?? 0) < (first.total ?? 0);
+		const grew = (answer.total ?? 0) - (first.total ?? 0);
+		const shrank = grew < 0;
 		if (shared < 0) {
-			if (shrank) return 'over';
-			// It left out all the first showed, and more: page 1 is read on in windows smaller than a page of PAGE_SIZE.
+			if (shrank || window.limit < PAGE_SIZE || grew >= answer.identities.length) return 'over';
+			// Page 1 is read on in windows smaller than a page of PAGE_SIZE.
 			habits.largePagesLeaveOutNewest = true;
 			return 'back';
 		}

@@ -20,8 +20,9 @@ import type { ServiceContext } from './session';
  *    it asks for no more than one answer held (fewer than PAGE_SIZE once page 1 showed the quirk).
  * 4. A window without its anchor is asked again as far back as the list shrank, once; otherwise, or where it adds
  *    nothing, the pass starts over; after MAX_PASSES the read ends and says why (`gap`).
- * 5. A pass ends at a window shorter than asked (and than a page the service may cut to), at the total its answer
- *    gives, or at the Limit.
+ * 5. A pass ends at a window shorter than asked, or at the Limit. Where the service may have cut the window (to a page
+ *    of its own), it ends the list only where the pass reached the total; otherwise a total says only whether what was
+ *    read is whole, and one smaller than what was read is not believed.
  * 6. A bare array (the API page's reading) has no pages (bareList.ts). An answer larger than asked means `limit` is
  *    ignored: pages follow one another, cannot overlap, and a read of several says a deletion could hide a record.
  */
@@ -129,14 +130,17 @@ export class PagedList implements ListRead {
 		// A total smaller than the pass has read is of something else: it is not believed.
 		if (total !== undefined && total >= this.pass.read.size) this.total = total;
 		const identities = records.map((record) => this.identity(record));
-		// A page the service may have cut ends the list where the total says it holds no more.
-		const short = count < window.limit && (!mayBeCut || window.offset + count >= (this.total ?? Infinity));
 		const before = this.pass.end;
 		const step = this.pass.step(window, { identities, total: this.total }, this.habits, this.lastFellShort);
 		this.lastFellShort = count < window.limit;
 		if (step === 'back') return true;
+		if (step === 'over') return this.startOver();
+		// Where the pass placed the window, it reached the total: a page the service may have cut ends the list there, and
+		// so does a page of the service's own size (a service that ignores `limit` may show its first page whatever the page).
+		const reachedTotal = step.end >= (this.total ?? Infinity);
+		const short = count < window.limit ? !mayBeCut || reachedTotal : fixed !== undefined && reachedTotal;
 		// A window past page 1 that adds nothing, and is no list's end, does not carry the pass on either.
-		if (step === 'over' || (window.offset > 0 && step.end <= before && !short && count > 0)) return this.startOver();
+		if (window.offset > 0 && step.end <= before && !short && count > 0) return this.startOver();
 
 		this.keep(records, identities, window.offset === 0);
 		this.lastWindow = { records, offset: window.offset, answeredAt };
