@@ -780,3 +780,37 @@ test.each(['honoured', 'ignored'] as const)(
 		expect(await pollTimes(poller, 2)).toEqual({ emitted: later, errors: [] });
 	},
 );
+
+describe('L. { data } without a total: a window past page 1 holds records the small first window showed, where they stand (found by PROPERTY_SEED=60606)', () => {
+	test('pages of at most 20, exactly 10 registrations (as many as the small first window): Return All gives the 10, no hint', async () => {
+		sandbox().dialect = { ...REAL_SERVICE, shape: 'dataOnly', cap: 20 };
+		const ids = oneByOne(10, MINUTE);
+		const result = await getAll();
+		expect({ listed: idsOf(result.items).sort(), hints: result.hints.length, requests: listRequests() <= 3 }).toEqual({
+			listed: [...ids].sort(),
+			hints: 0,
+			requests: true,
+		});
+	});
+
+	test('pages of at most 10, 45 registrations: Return All gives the 45, no hint', async () => {
+		sandbox().dialect = { ...REAL_SERVICE, shape: 'dataOnly', cap: 10 };
+		const ids = oneByOne(45, MINUTE);
+		const result = await getAll();
+		const listed = idsOf(result.items);
+		expect({ missing: ids.filter((id) => !listed.includes(id)).length, twice: listed.length - new Set(listed).size, hints: result.hints.length }).toEqual({
+			missing: 0,
+			twice: 0,
+			hints: 0,
+		});
+	});
+
+	test('pages of at most 20, a list in no order, 10 registrations: the Poll Trigger activates, and one made later comes out once', async () => {
+		sandbox().dialect = { ...REAL_SERVICE, shape: 'dataOnly', cap: 20, defaultPageSize: 25, order: 'none', createdAt: 'epochMilliseconds' };
+		oneByOne(10, MINUTE);
+		const poller = trigger();
+		await poller.activate();
+		const later = oneByOne(1, SECOND);
+		expect(await pollTimes(poller, 2)).toEqual({ emitted: later, errors: [] });
+	});
+});

@@ -64,9 +64,9 @@ export class ListPass {
 	 * Where a window leaves the pass. Page 1: the first answer is the list's start; a larger one is placed by it (rule 2).
 	 * Past page 1, a window must hold the anchor: what follows it there is the list's next records, wherever the anchor
 	 * stands (records added before it push it in). Without it, where the list shrank, the window is asked again as far
-	 * back, once. One that holds a record of the pass's first answer is page 1 again — the service ignores `page` —
-	 * unless as many were added as it starts on. Otherwise the pass starts over (rule 4). Pages of a fixed size follow
-	 * one another, and move on by what they add.
+	 * back, once. One that holds a record the pass's first answer showed before where the window starts, further than
+	 * the list grew, is page 1 again — the service ignores `page`. Otherwise the pass starts over (rule 4). Pages of a
+	 * fixed size follow one another, and move on by what they add.
 	 */
 	step(window: Window, answer: Answer, habits: ListHabits, lastFellShort: boolean): Step {
 		const { identities, total } = answer;
@@ -87,7 +87,10 @@ export class ListPass {
 		}
 		const grew = total === undefined || this.anchor?.total === undefined ? 0 : total - this.anchor.total;
 		const listStart = this.firstPage?.identities ?? [];
-		const pageOneAgain = grew < window.offset && identities.some((identity) => listStart.includes(identity));
+		const pageOneAgain = identities.some((identity) => {
+			const stood = listStart.indexOf(identity);
+			return stood >= 0 && stood + grew < window.offset;
+		});
 		if (at < 0 || pageOneAgain) return 'over';
 		return this.reached(window.offset + identities.length, answer);
 	}
