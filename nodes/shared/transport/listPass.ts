@@ -9,8 +9,11 @@ export interface Answer {
 	total?: number;
 }
 
-/** Where a window leaves the pass: on at `end`, where it was, its window asked again (`back`), over (`over`). */
-export type Step = { end: number } | 'back' | 'over';
+/**
+ * Where a window leaves the pass: at `end` (further on, or where it was; `guessed` where page 1 was placed by what it
+ * lacks, which a deletion can mimic), its window to ask again (`back`), or over.
+ */
+export type Step = { end: number; guessed?: boolean } | 'back' | 'over';
 
 /**
  * One pass over a list (pagedList.ts, rules 2 to 4), its positions as the service counts them now: the windows it asks
@@ -31,14 +34,19 @@ export class ListPass {
 
 	private firstPage: Answer | undefined;
 
+	/** The records the first answer showed and the larger page 1 lacked, where it was placed by what it lacks. */
+	lacked: string | undefined;
+
 	/**
 	 * Page 1 asks for PAGE_SIZE — ten times more each new pass, so a service that ignores `page` but gives as many as asked
-	 * gives all at once — after a small window (rule 2); a Limit under PAGE_SIZE is asked for at once.
+	 * gives all at once — after a small window (rule 2); a Limit under PAGE_SIZE is asked for at once. `lackedBefore`: what
+	 * the pass before this one found its page 1 lacked.
 	 */
 	constructor(
 		readonly number: number,
 		wanted: number,
 		goOn?: { offset: number; anchor: string; total?: number },
+		private readonly lackedBefore?: string,
 	) {
 		if (goOn !== undefined) {
 			this.end = goOn.offset;
@@ -64,9 +72,9 @@ export class ListPass {
 	 * Where a window leaves the pass. Page 1: the first answer is the list's start; a larger one is placed by it (rule 2).
 	 * Past page 1, a window must hold the anchor: what follows it there is the list's next records, wherever the anchor
 	 * stands (records added before it push it in). Without it, where the list shrank, the window is asked again as far
-	 * back, once. One that holds a record the pass's first answer showed before where the window starts, further than
-	 * the list grew, is page 1 again — the service ignores `page`. Otherwise the pass starts over (rule 4). Pages of a
-	 * fixed size follow one another, and move on by what they add.
+	 * back, once. Holding it, the window is page 1 again (the service ignores `page`) where that moves the anchor less
+	 * than the window asked for does — the reading that asks the least change of the list. Otherwise the pass starts
+	 * over (rule 4). Pages of a fixed size follow one another, and move on by what they add.
 	 */
 	step(window: Window, answer: Answer, habits: ListHabits, lastFellShort: boolean): Step {
 		const { identities, total } = answer;
@@ -85,18 +93,16 @@ export class ListPass {
 			this.end = Math.max(1, this.end - shrank);
 			return 'back';
 		}
-		const grew = total === undefined || this.anchor?.total === undefined ? 0 : total - this.anchor.total;
-		const listStart = this.firstPage?.identities ?? [];
-		const pageOneAgain = identities.some((identity) => {
-			const stood = listStart.indexOf(identity);
-			return stood >= 0 && stood + grew < window.offset;
-		});
-		if (at < 0 || pageOneAgain) return 'over';
+		if (at < 0) return 'over';
+		// How far the anchor moved since it was read, were the window where it asked to be, or at the list's start.
+		const movedAsAsked = Math.abs(window.offset + at - (this.end - 1));
+		const movedFromStart = this.end - 1 - at;
+		if (movedFromStart <= movedAsAsked) return 'over';
 		return this.reached(window.offset + identities.length, answer);
 	}
 
 	/** The pass moves on to `end`, the window's last record its anchor. */
-	private reached(end: number, answer: Answer): Step {
+	private reached(end: number, answer: Answer): { end: number } {
 		const last = answer.identities.at(-1);
 		if (last !== undefined) this.anchor = { identity: last, total: answer.total };
 		for (const identity of answer.identities) this.read.add(identity);
@@ -107,9 +113,11 @@ export class ListPass {
 	/**
 	 * Page 1. The first answer is the list's start. A larger one holds the first answer's records from where they stand
 	 * in it on: where it lacks some the first showed before them (and the list did not shrink), it left out the newest
-	 * (the real service's quirk, of pages of PAGE_SIZE), and starts as far on. One that holds none of them left out all
-	 * the first showed, and more — unless it is smaller than a page of PAGE_SIZE, or the list shrank or grew by as many as
-	 * it holds: then the list moved under it, and the pass starts over.
+	 * (the real service's quirk, of pages of PAGE_SIZE), and starts as far on — a guess, as deletions there and as many
+	 * arrivals further on look the same, until the pass before found the same ones lacked: deleted records are not shown
+	 * again. One that holds none of them left out all the first showed, and more — unless
+	 * it is smaller than a page of PAGE_SIZE, or the list shrank, or grew by as many as it holds: then the list moved
+	 * under it, and the pass starts over.
 	 */
 	private placePageOne(window: Window, answer: Answer, habits: ListHabits): Step {
 		const first = this.firstPage;
@@ -121,7 +129,7 @@ export class ListPass {
 		const grew = (answer.total ?? 0) - (first.total ?? 0);
 		const shrank = grew < 0;
 		if (shared < 0) {
-			if (shrank || window.limit < PAGE_SIZE || grew >= answer.identities.length) return 'over';
+			if (shrank || window.limit < PAGE_SIZE || (grew > 0 && grew >= answer.identities.length)) return 'over';
 			// Page 1 is read on in windows smaller than a page of PAGE_SIZE.
 			habits.largePagesLeaveOutNewest = true;
 			return 'back';
@@ -129,6 +137,8 @@ export class ListPass {
 		const leftOut = shared - answer.identities.indexOf(first.identities[shared]);
 		if (leftOut > 0 && !shrank) habits.largePagesLeaveOutNewest = true;
 		const start = leftOut > 0 && !shrank ? leftOut : 0;
-		return this.reached(start + answer.identities.length, answer);
+		if (start > 0) this.lacked = first.identities.slice(0, shared).join('\n');
+		const guessed = start > 0 && this.lacked !== this.lackedBefore;
+		return { ...this.reached(start + answer.identities.length, answer), guessed };
 	}
 }
