@@ -1008,3 +1008,87 @@ describe('found by a fourth adversarial review of the list reader: a window plac
 		expect({ hints: result.hints, missing: ids.filter((id) => !listed.includes(id)).length, twice: listed.length - new Set(listed).size }).toEqual({ hints: [], missing: 0, twice: 0 });
 	});
 });
+
+describe('found by a fifth adversarial review of the list reader: a deletion is no quirk to a later pass, and page 1 again needs the total to fall', () => {
+	test('P1. page ignored, limit honoured, 150 registrations; the newest deleted between the two page-1 windows: Return All gives the other 149, no hint', async () => {
+		sandbox().dialect = { ...REAL_SERVICE, pages: 'ignored', limit: 'honoured' };
+		const ids = oneByOne(150, SECOND);
+		atRequest((n) => {
+			if (n === 2) sandbox().state.deleteRegistration(ids[149]);
+		});
+		const result = await getAll();
+		const listed = idsOf(result.items);
+		expect({ hints: result.hints, error: result.error?.message, missing: ids.slice(0, 149).filter((id) => !listed.includes(id)).length }).toEqual({ hints: [], error: undefined, missing: 0 });
+	});
+
+	test('P4. page ignored, limit honoured, a list in no order of 150; the first listed is deleted between the two page-1 windows of one poll: later polls still emit what is made, and do not refuse', async () => {
+		sandbox().dialect = { ...REAL_SERVICE, pages: 'ignored', limit: 'honoured', order: 'none' };
+		oneByOne(150, SECOND);
+		const poller = trigger();
+		await poller.activate();
+		const firstListed = () =>
+			storedId(((listAnswer(sandbox().state.matchingRegistrations({}), { limit: '1' }, sandbox().dialect) as IDataObject).data as IDataObject[])[0]);
+		sandbox().state.clockAheadMs += MINUTE;
+		atRequest((n) => {
+			if (n === 2) sandbox().state.deleteRegistration(firstListed());
+		});
+		const first = await pollTimes(poller, 1);
+		sandbox().faultPlan = undefined;
+		const fresh: string[] = [];
+		const later = { emitted: [] as string[], errors: [] as string[] };
+		for (let poll = 0; poll < 3; poll++) {
+			sandbox().state.clockAheadMs += MINUTE;
+			fresh.push(...oneByOne(1, SECOND));
+			const { emitted, errors } = await pollTimes(poller, 1);
+			later.emitted.push(...emitted);
+			later.errors.push(...errors.map((e) => e.slice(0, 80)));
+		}
+		expect({ first: first.errors, ...later }).toEqual({ first: [], emitted: fresh, errors: [] });
+	});
+
+	test('P5. page ignored, limit honoured (one answer can hold all), the newest first, 150 registrations; the newest is deleted during one poll, then an import of 120: every later poll refuses, the 120 never come out', async () => {
+		sandbox().dialect = { ...REAL_SERVICE, pages: 'ignored', limit: 'honoured' };
+		oneByOne(150, MINUTE);
+		const poller = trigger();
+		await poller.activate();
+		sandbox().state.clockAheadMs += MINUTE;
+		const first = oneByOne(15, SECOND);
+		atRequest((n) => {
+			if (n === 2) sandbox().state.deleteRegistration(first[14]);
+		});
+		const one = await pollTimes(poller, 1);
+		sandbox().faultPlan = undefined;
+		sandbox().state.clockAheadMs += MINUTE;
+		const imported = oneByOne(120, 100);
+		sandbox().state.clockAheadMs += MINUTE;
+		const later = await pollTimes(poller, 3);
+		expect({ first: one.errors, errors: later.errors.map((e) => e.slice(0, 60)), emitted: [...later.emitted].sort() }).toEqual({ first: [], errors: [], emitted: imported });
+	});
+
+	test('P2. pages of at most 20 with a total, 200 registrations; a cleanup deletes the 10 oldest at windows 3, 6 and 9: Return All gives the other 170, no hint', async () => {
+		sandbox().dialect = { ...REAL_SERVICE, cap: 20 };
+		const ids = oneByOne(200, SECOND);
+		const gone: string[] = [];
+		atRequest((n) => {
+			if (n % 3 !== 0 || n > 9) return;
+			for (const id of ids.slice(gone.length, gone.length + 10)) sandbox().state.deleteRegistration(id);
+			gone.push(...ids.slice(gone.length, gone.length + 10));
+		});
+		const result = await getAll();
+		const listed = idsOf(result.items);
+		expect({ hints: result.hints, error: result.error?.message, missing: ids.filter((id) => !gone.includes(id) && !listed.includes(id)).length }).toEqual({ hints: [], error: undefined, missing: 0 });
+	});
+
+	test('P3. the real service as it is, 400 registrations; a cleanup deletes the 50 oldest at windows 3, 6 and 9: Return All gives the other 250, no hint', async () => {
+		const ids = oneByOne(400, SECOND);
+		const gone: string[] = [];
+		atRequest((n) => {
+			if (n % 3 !== 0 || n > 9) return;
+			for (const id of ids.slice(gone.length, gone.length + 50)) sandbox().state.deleteRegistration(id);
+			gone.push(...ids.slice(gone.length, gone.length + 50));
+		});
+		const result = await getAll();
+		const listed = idsOf(result.items);
+		expect({ hints: result.hints, error: result.error?.message, missing: ids.filter((id) => !gone.includes(id) && !listed.includes(id)).length }).toEqual({ hints: [], error: undefined, missing: 0 });
+	});
+});

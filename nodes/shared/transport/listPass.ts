@@ -33,13 +33,11 @@ export class ListPass {
 
 	/**
 	 * Page 1 asks for PAGE_SIZE — ten times more each new pass, so a service that ignores `page` but gives as many as asked
-	 * gives all at once — after a small window (rule 2); a Limit under PAGE_SIZE is asked for at once, and so is a page
-	 * under PAGE_SIZE where pages of PAGE_SIZE were seen to leave out the newest.
+	 * gives all at once — after a small window (rule 2); a Limit under PAGE_SIZE is asked for at once.
 	 */
 	constructor(
 		readonly number: number,
 		wanted: number,
-		habits: ListHabits,
 		goOn?: { offset: number; anchor: string; total?: number },
 	) {
 		if (goOn !== undefined) {
@@ -47,7 +45,7 @@ export class ListPass {
 			this.anchor = { identity: goOn.anchor, total: goOn.total };
 			return;
 		}
-		const large = Math.min(wanted, habits.largePagesLeaveOutNewest ? PAGE_SIZE - 1 : PAGE_SIZE * 10 ** number);
+		const large = Math.min(wanted, PAGE_SIZE * 10 ** number);
 		this.pageOne = large < PAGE_SIZE ? [large] : [MIN_PAGE_SIZE, large];
 	}
 
@@ -67,8 +65,9 @@ export class ListPass {
 	 * Past page 1, a window must hold the anchor: what follows it there is the list's next records, wherever the anchor
 	 * stands (records added before it push it in). Without it, where the list shrank, the window is asked again as far
 	 * back, once. Holding it, the window is page 1 again (the service ignores `page`) where the anchor would then have
-	 * moved nearer to what the total says the list grew by (0 without a total) than where it was asked. Otherwise the
-	 * pass starts over (rule 4). Pages of a fixed size follow one another, and move on by what they add.
+	 * moved no further than where it was asked, and the total, if any, fell by as much: page 1 again needs that many
+	 * deletions before the anchor. Otherwise the pass starts over (rule 4). Pages of a fixed size follow one another,
+	 * and move on by what they add.
 	 */
 	step(window: Window, answer: Answer, habits: ListHabits, lastFellShort: boolean): Step {
 		const { identities, total } = answer;
@@ -88,11 +87,11 @@ export class ListPass {
 			return 'back';
 		}
 		if (at < 0) return 'over';
-		// How far the anchor moved since it was read, beyond the list's growth: were the window as asked, or page 1.
-		const grew = total === undefined || this.anchor?.total === undefined ? 0 : total - this.anchor.total;
-		const unexplainedAsAsked = Math.abs(window.offset + at - (this.end - 1) - grew);
-		const unexplainedFromStart = Math.abs(at - (this.end - 1) - grew);
-		if (unexplainedFromStart < unexplainedAsAsked) return 'over';
+		// How far the anchor moved since it was read, were the window where it was asked, or page 1.
+		const movedAsAsked = Math.abs(window.offset + at - (this.end - 1));
+		const movedFromStart = this.end - 1 - at;
+		const fell = total === undefined || this.anchor?.total === undefined ? Infinity : this.anchor.total - total;
+		if (movedFromStart <= movedAsAsked && fell >= movedFromStart) return 'over';
 		return this.reached(window.offset + identities.length, answer);
 	}
 

@@ -16,10 +16,10 @@ import type { ServiceContext } from './session';
  * 1. What an answer shows is learned once a run (ListHabits): a bare array or a page, the most one answer held.
  * 2. A pass starts at the list's start: a small window, then page 1 of PAGE_SIZE (ten times more each new pass). The
  *    real service's pages of 100 leave out its newest, which small ones show: a large page 1 that lacks what the small
- *    one showed first is asked again under PAGE_SIZE, and so is every page from then on.
+ *    one showed first is asked again under PAGE_SIZE, and so is every later window.
  * 3. Every later window holds the record the pass reached last (its anchor), and is placed where the anchor moved
- *    nearest to what the total says the list grew by: where it was asked for, or at the list's start (the service
- *    ignores `page`: the pass starts over). It asks for no more than one answer held.
+ *    least: where it was asked for, or at the list's start (the service ignores `page`: the pass starts over) where the
+ *    total fell by as much. It asks for no more than one answer held.
  * 4. A window without its anchor is asked again as far back as the list shrank, once; otherwise, or where it adds
  *    nothing, the pass starts over; after MAX_PASSES the read ends and says why (`gap`).
  * 5. A pass ends at a window shorter than asked, or at the Limit. Where the service may have cut the window (to a page
@@ -60,7 +60,7 @@ export class PagedList implements ListRead {
 	) {
 		this.habits = listHabits(context, list.path);
 		const goOn = options.goOnAt;
-		this.pass = new ListPass(0, this.wanted, this.habits, goOn && { ...goOn, anchor: `id:${goOn.after}` });
+		this.pass = new ListPass(0, this.wanted, goOn && { ...goOn, anchor: `id:${goOn.after}` });
 	}
 
 	get records(): IDataObject[] {
@@ -156,7 +156,7 @@ export class PagedList implements ListRead {
 	private startOver(): boolean {
 		const passes = this.pass.number + 1;
 		if (passes < MAX_PASSES) {
-			this.pass = new ListPass(passes, this.wanted, this.habits);
+			this.pass = new ListPass(passes, this.wanted);
 			return true;
 		}
 		return this.finish({
