@@ -9,8 +9,11 @@ export interface Answer {
 	total?: number;
 }
 
-/** Where a window leaves the pass: at `end` (further on, or where it was), on to the next window (`back`), or over. */
-export type Step = { end: number } | 'back' | 'over';
+/**
+ * Where a window leaves the pass: at `end` (further on, or where it was; `guessed` where page 1 was placed by what it
+ * lacks, which a deletion can mimic), its window to ask again (`back`), or over.
+ */
+export type Step = { end: number; guessed?: boolean } | 'back' | 'over';
 
 /**
  * One pass over a list (pagedList.ts, rules 2 to 4), its positions as the service counts them now: the windows it asks
@@ -31,14 +34,19 @@ export class ListPass {
 
 	private firstPage: Answer | undefined;
 
+	/** The records the first answer showed and the larger page 1 lacked, where it was placed by what it lacks. */
+	lacked: string | undefined;
+
 	/**
 	 * Page 1 asks for PAGE_SIZE — ten times more each new pass, so a service that ignores `page` but gives as many as asked
-	 * gives all at once — after a small window (rule 2); a Limit under PAGE_SIZE is asked for at once.
+	 * gives all at once — after a small window (rule 2); a Limit under PAGE_SIZE is asked for at once. `lackedBefore`: what
+	 * the pass before this one found its page 1 lacked.
 	 */
 	constructor(
 		readonly number: number,
 		wanted: number,
 		goOn?: { offset: number; anchor: string; total?: number },
+		private readonly lackedBefore?: string,
 	) {
 		if (goOn !== undefined) {
 			this.end = goOn.offset;
@@ -105,20 +113,34 @@ export class ListPass {
 	}
 
 	/**
-	 * Page 1. A window under PAGE_SIZE shows the list's start as it is now (the quirk leaves it whole). A larger one is
-	 * placed at the start too where it holds the first answer's records no nearer the start than the first showed them
-	 * (records added since push them on). Where it lacks some the first showed before those it holds, or holds none of
-	 * them, it may have left out the newest (the real service's quirk) or the list changed — nothing tells the two apart —
-	 * so page 1 is asked again, under PAGE_SIZE.
+	 * Page 1. The first answer is the list's start. A larger one holds the first answer's records from where they stand
+	 * in it on: where it lacks some the first showed before them (and the list did not shrink), it left out the newest
+	 * (the real service's quirk, of pages of PAGE_SIZE), and starts as far on — a guess, as deletions there and as many
+	 * arrivals further on look the same, until the pass before found the same ones lacked: deleted records are not shown
+	 * again. One that holds none of them left out all the first showed, and more — unless
+	 * it is smaller than a page of PAGE_SIZE, or the list shrank, or grew by as many as it holds: then the list moved
+	 * under it, and the pass starts over.
 	 */
 	private placePageOne(window: Window, answer: Answer, habits: ListHabits): Step {
-		const first = this.firstPage?.identities;
-		this.firstPage ??= answer;
-		const shared = first?.findIndex((identity) => answer.identities.includes(identity)) ?? -1;
-		const placed = first === undefined || window.limit < PAGE_SIZE || (shared >= 0 && answer.identities.indexOf(first[shared]) >= shared);
-		if (placed) return this.reached(answer.identities.length, answer);
-		habits.largePagesLeaveOutNewest = true;
-		this.pageOne.push(PAGE_SIZE - 1);
-		return 'back';
+		const first = this.firstPage;
+		if (first === undefined) {
+			this.firstPage = answer;
+			return this.reached(answer.identities.length, answer);
+		}
+		const shared = first.identities.findIndex((identity) => answer.identities.includes(identity));
+		const grew = (answer.total ?? 0) - (first.total ?? 0);
+		const shrank = grew < 0;
+		if (shared < 0) {
+			if (shrank || window.limit < PAGE_SIZE || (grew > 0 && grew >= answer.identities.length)) return 'over';
+			// Page 1 is read on in windows smaller than a page of PAGE_SIZE.
+			habits.largePagesLeaveOutNewest = true;
+			return 'back';
+		}
+		const leftOut = shared - answer.identities.indexOf(first.identities[shared]);
+		if (leftOut > 0 && !shrank) habits.largePagesLeaveOutNewest = true;
+		const start = leftOut > 0 && !shrank ? leftOut : 0;
+		if (start > 0) this.lacked = first.identities.slice(0, shared).join('\n');
+		const guessed = start > 0 && this.lacked !== this.lackedBefore;
+		return { ...this.reached(start + answer.identities.length, answer), guessed };
 	}
 }

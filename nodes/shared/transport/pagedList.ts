@@ -14,17 +14,17 @@ import type { ServiceContext } from './session';
  * ordinary request, each record kept once by what identifies it, its place counted as the service counts it now. The
  * API page leaves shape, paging and order open; the real service pages its lists (../shared/notes/real-service.md):
  * 1. What an answer shows is learned once a run (ListHabits): a bare array or a page, the most one answer held.
- * 2. A pass starts at the list's start: a small window, then page 1 of PAGE_SIZE (ten times more each new pass). The
- *    real service's pages of 100 leave out its newest, which small ones show: a large page 1 that lacks what the small
- *    one showed first is asked again under PAGE_SIZE, and so is every later window.
- * 3. Every later window holds the record the pass reached last (its anchor), and is placed where the anchor moved
+ * 2. A pass starts at the list's start: a small window, then page 1 of PAGE_SIZE (ten times more each new pass), placed
+ *    by the small one — the real service's pages of 100 leave out its newest, which small ones show. Placed by what it
+ *    lacks, it is a guess (a deletion and an arrival look the same) until a later pass finds the same ones left out.
+ * 3. Every later window holds the record the pass reached last (its anchor), and is placed where that moves the anchor
  *    least: where it was asked for, or at the list's start (the service ignores `page`: the pass starts over) where the
- *    total fell by as much. It asks for no more than one answer held.
+ *    total fell by as much. It asks for no more than one answer held (fewer than PAGE_SIZE once page 1 showed the quirk).
  * 4. A window without its anchor is asked again as far back as the list shrank, once; otherwise, or where it adds
  *    nothing, the pass starts over; after MAX_PASSES the read ends and says why (`gap`).
  * 5. A pass ends at a window shorter than asked, or at the Limit. Where the service may have cut the window (to a page
- *    of its own), it ends the list only where the pass reached the total; otherwise a total says only whether what was
- *    read is whole, and one smaller than what was read is not believed.
+ *    of its own), it ends the list only where the pass reached the total, not by a guess; otherwise a total says only
+ *    whether what was read is whole, and one smaller than what was read is not believed.
  * 6. A bare array (the API page's reading) has no pages (bareList.ts). An answer larger than asked means `limit` is
  *    ignored: pages follow one another, cannot overlap, and a read of several says a deletion could hide a record.
  */
@@ -137,9 +137,10 @@ export class PagedList implements ListRead {
 		this.lastFellShort = count < window.limit;
 		if (step === 'back') return true;
 		if (step === 'over') return this.startOver();
-		// Where the pass placed the window, it reached the total: a page the service may have cut ends the list there, and
-		// so does a page of the service's own size (a service that ignores `limit` may show its first page whatever the page).
-		const reachedTotal = step.end >= (this.total ?? Infinity);
+		// Where the pass placed the window by what it holds, it reached the total: a page the service may have cut ends the
+		// list there, and so does a page of the service's own size (a service that ignores `limit` may show its first page
+		// whatever the page).
+		const reachedTotal = !step.guessed && step.end >= (this.total ?? Infinity);
 		const short = count < window.limit ? !mayBeCut || reachedTotal : fixed !== undefined && reachedTotal;
 		// A window past page 1 that adds nothing, and is no list's end, does not carry the pass on either.
 		if (window.offset > 0 && step.end <= before && !short && count > 0) return this.startOver();
@@ -156,7 +157,7 @@ export class PagedList implements ListRead {
 	private startOver(): boolean {
 		const passes = this.pass.number + 1;
 		if (passes < MAX_PASSES) {
-			this.pass = new ListPass(passes, this.wanted);
+			this.pass = new ListPass(passes, this.wanted, undefined, this.pass.lacked);
 			return true;
 		}
 		return this.finish({
