@@ -116,10 +116,10 @@ export class ListPass {
 	 * Page 1. The first answer is the list's start. A larger one holds the first answer's records from where they stand
 	 * in it on: where it lacks some the first showed before them (and the list did not shrink), it left out the newest
 	 * (the real service's quirk, of pages of PAGE_SIZE), and starts as far on — a guess, as deletions there and as many
-	 * arrivals further on look the same, until the pass before found the same ones lacked: deleted records are not shown
-	 * again. One that holds none of them left out all the first showed, and more — unless
-	 * it is smaller than a page of PAGE_SIZE, or the list shrank, or grew by as many as it holds: then the list moved
-	 * under it, and the pass starts over.
+	 * arrivals further on look the same, until the pass before found the same ones lacked (a deleted record is not shown
+	 * again). One that holds none of them left out all the first showed, and more — unless it is smaller than a page of
+	 * PAGE_SIZE, or the list shrank, or grew by as many as it holds: then the list moved under it, and the pass starts
+	 * over.
 	 */
 	private placePageOne(window: Window, answer: Answer, habits: ListHabits): Step {
 		const first = this.firstPage;
