@@ -325,11 +325,10 @@ export class RealN8n {
 	 */
 	async executionsOf(workflowId: string, cookie: string): Promise<StoredExecution[]> {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-		const list = (await (
-			await fetch(`${this.baseUrl}/rest/executions?filter=${filter}&limit=100`, { headers: { cookie } })
-		).json()) as {
-			data: { results: Array<{ id: string }> };
-		};
+		const answer = await fetch(`${this.baseUrl}/rest/executions?filter=${filter}&limit=100`, { headers: { cookie } });
+		const list = (await answer.json()) as { data?: { results: Array<{ id: string }> } };
+		if (list.data === undefined)
+			throw new Error(`n8n's executions list answered ${answer.status}: ${JSON.stringify(list).slice(0, 300)}`);
 		return await Promise.all(
 			list.data.results.map(async ({ id }) => {
 				const { data } = (await (
