@@ -53,6 +53,26 @@ async function pollTimes(poller: PollingTrigger, count: number): Promise<{ emitt
 	return { emitted, errors };
 }
 
+/**
+ * The Poll Trigger activated over `count` registrations made `everyMs` apart, then one poll a minute on, after one more
+ * is made: what it says and emits, and what a user expects (activated, the one more, no error).
+ */
+async function activateThenOneMore(count: number, everyMs: number) {
+	oneByOne(count, everyMs);
+	const poller = trigger();
+	const activation = await poller.activate().then(
+		() => 'activated',
+		(error: Error) => error.message,
+	);
+	sandbox().state.clockAheadMs += MINUTE;
+	const fresh = oneByOne(1, SECOND);
+	const { items, error } = await poller.poll();
+	return {
+		seen: { activation, emitted: idsOf(items), error: error?.message },
+		expected: { activation: 'activated', emitted: fresh, error: undefined },
+	};
+}
+
 const listRequests = () => sandbox().requestsTo('GET', '/api/registrations').length;
 const getAll = async (parameters: IDataObject = { returnAll: true }) =>
 	await runNode({
@@ -555,22 +575,8 @@ test('I. { data } without a total, page honoured, limit ignored (pages of 20), 1
 
 test('I2. the same dialect, a shop with 10 registrations: the Poll Trigger activates, and a registration made later comes out', async () => {
 	sandbox().dialect = { ...REAL_SERVICE, shape: 'dataOnly', limit: 'ignored', defaultPageSize: 20 };
-	oneByOne(10, MINUTE);
-	const poller = trigger();
-
-	const activation = await poller.activate().then(
-		() => 'activated',
-		(error: Error) => error.message,
-	);
-	sandbox().state.clockAheadMs += MINUTE;
-	const fresh = oneByOne(1, SECOND);
-	const { items, error } = await poller.poll();
-
-	expect({ activation, emitted: idsOf(items), error: error?.message }).toEqual({
-		activation: 'activated',
-		emitted: fresh,
-		error: undefined,
-	});
+	const { seen, expected } = await activateThenOneMore(10, MINUTE);
+	expect(seen).toEqual(expected);
 });
 
 test('F0. page ignored, limit honoured (one answer can hold all), 107 registrations; the 6 newest are deleted while it reads: none left out, or said (found by PROPERTY_SEED=8675309)', async () => {
@@ -708,13 +714,8 @@ describe('exactly once, found by a second adversarial review of the rebuilt read
 
 	test('R2. the quirk leaving out 11 newest: the Poll Trigger activates, and one made later comes out', async () => {
 		sandbox().dialect = { ...REAL_SERVICE, largePagesMissNewest: 11 };
-		oneByOne(300, SECOND);
-		const poller = trigger();
-		const activation = await poller.activate().then(() => 'activated', (error: Error) => error.message);
-		sandbox().state.clockAheadMs += MINUTE;
-		const fresh = oneByOne(1, SECOND);
-		const { items, error } = await poller.poll();
-		expect({ activation, emitted: idsOf(items), error: error?.message }).toEqual({ activation: 'activated', emitted: fresh, error: undefined });
+		const { seen, expected } = await activateThenOneMore(300, SECOND);
+		expect(seen).toEqual(expected);
 	});
 
 	test('R3. the real service; at windows 3, 6 and 9 one registration arrives and the oldest (not yet read) is deleted: Return All gives all, no hint', async () => {
@@ -815,6 +816,20 @@ describe('L. { data } without a total: a window past page 1 holds records the sm
 	});
 });
 
+/** Create with If Already Registered: Skip over two rows, the first customer made and a new one: each row's outcome. */
+async function skipTwoRows(): Promise<unknown[]> {
+	const run = await runNode({
+		parameters: createIfExists('skip'),
+		credentials: credentials(),
+		items: [
+			{ json: { Product: 'Kettle K1', Email: 'buyer1@example.com' } },
+			{ json: { Product: 'Kettle K1', Email: 'ann.new@example.com' } },
+		],
+		continueOnFail: true,
+	});
+	return run.items.map((item) => item.json.outcome ?? item.json.error);
+}
+
 /** A registration listed late: made `msBefore` before `than`'s createdAt, listed only now. */
 function listedLate(than: string, msBefore: number, email: string): string {
 	const at = Date.parse(sandbox().state.registrations.get(than)!.createdAt) - msBefore;
@@ -845,16 +860,7 @@ describe('found by a third adversarial review of the list reader: a page 1 place
 			sandbox().state.deleteRegistration(ids[20]);
 			listedLate(ids[15], 500, 'late@example.com');
 		});
-		const run = await runNode({
-			parameters: createIfExists('skip'),
-			credentials: credentials(),
-			items: [
-				{ json: { Product: 'Kettle K1', Email: 'buyer1@example.com' } },
-				{ json: { Product: 'Kettle K1', Email: 'ann.new@example.com' } },
-			],
-			continueOnFail: true,
-		});
-		expect(run.items.map((item) => item.json.outcome ?? item.json.error)).toEqual(['skipped', 'created']);
+		expect(await skipTwoRows()).toEqual(['skipped', 'created']);
 		expect(heldTwice()).toBe(0);
 	});
 
@@ -936,13 +942,8 @@ describe('found by a third adversarial review of the list reader: a page 1 place
 
 	test('X5t. the quirk leaving out 12 newest, 11 registrations: the Poll Trigger activates, and one made later comes out', async () => {
 		sandbox().dialect = { ...REAL_SERVICE, largePagesMissNewest: 12 };
-		oneByOne(11, MINUTE);
-		const poller = trigger();
-		const activation = await poller.activate().then(() => 'activated', (error: Error) => error.message);
-		sandbox().state.clockAheadMs += MINUTE;
-		const fresh = oneByOne(1, SECOND);
-		const { items, error } = await poller.poll();
-		expect({ activation, emitted: idsOf(items), error: error?.message }).toEqual({ activation: 'activated', emitted: fresh, error: undefined });
+		const { seen, expected } = await activateThenOneMore(11, MINUTE);
+		expect(seen).toEqual(expected);
 	});
 
 	test('X2b. Skip, 2 rows, over the real service as it is with X1b\'s events: the oldest customer, already registered, is skipped, not created twice', async () => {
@@ -958,20 +959,10 @@ describe('found by a third adversarial review of the list reader: a page 1 place
 				listedLate(ids[95], 500, 'late@example.com');
 			}
 		});
-		const run = await runNode({
-			parameters: createIfExists('skip'),
-			credentials: credentials(),
-			items: [
-				{ json: { Product: 'Kettle K1', Email: 'buyer1@example.com' } },
-				{ json: { Product: 'Kettle K1', Email: 'ann.new@example.com' } },
-			],
-			continueOnFail: true,
-		});
-		expect(run.items.map((item) => item.json.outcome ?? item.json.error)).toEqual(['skipped', 'created']);
+		expect(await skipTwoRows()).toEqual(['skipped', 'created']);
 		expect(heldTwice()).toBe(0);
 	});
 });
-
 
 describe('found by a fourth adversarial review of the list reader: a window read as asked unless the total fell as page 1 again would need', () => {
 	test.each([49, 50])("Z1. the real service as it is, 300 registrations; an import of %i lands just before each read's third window (page=2&limit=99): Return All gives the 300, no hint", async (batch) => {
@@ -983,7 +974,6 @@ describe('found by a fourth adversarial review of the list reader: a window read
 		const listed = idsOf(result.items);
 		expect({ hints: result.hints, missing: ids.filter((id) => !listed.includes(id)).length, twice: listed.length - new Set(listed).size }).toEqual({ hints: [], missing: 0, twice: 0 });
 	});
-
 });
 
 describe('found by a fifth adversarial review of the list reader: a deletion taken for the quirk, a cleanup of the oldest taken for page 1 again', () => {
