@@ -82,6 +82,23 @@ const getAll = async (parameters: IDataObject = { returnAll: true }) =>
 /** "N items, no hint" or "a hint": Get Many's outcome as a user reads it. */
 const outcomeOf = (result: { items: INodeExecutionData[]; hints: unknown[] }) =>
 	result.hints.length > 0 ? 'a hint' : `${result.items.length} items, no hint`;
+/**
+ * Get Many's hint as a user needs it: there exactly when the list left out some of `owed`. `seen` names how many it left
+ * out without one; `expected` is what it should show.
+ */
+function hintAsOwed(result: { items: INodeExecutionData[]; hints: unknown[] }, owed: string[]) {
+	const listed = new Set(idsOf(result.items));
+	const missing = owed.filter((id) => !listed.has(id));
+	return {
+		seen: result.hints.length > 0 ? 'a hint' : `left out ${missing.length}, no hint`,
+		expected: missing.length === 0 ? 'left out 0, no hint' : 'a hint',
+	};
+}
+/** What a user sees of Get Many that owes `owed`: its hints, its error, and how many of them it left out. */
+function getManySeen(result: { items: INodeExecutionData[]; hints: unknown[]; error?: Error }, owed: string[]) {
+	const listed = new Set(idsOf(result.items));
+	return { hints: result.hints.length, error: result.error?.message, missing: owed.filter((id) => !listed.has(id)).length };
+}
 
 const createIfExists = (ifExists: string) => ({
 	resource: 'registration',
@@ -259,13 +276,11 @@ describe('exactly once, found in review: Get Many', () => {
 		// is short. What it holds lies far further on than where it was read, more than the list grew: it starts over.
 		sandbox().dialect = { ...REAL_SERVICE, pages: 'ignored' };
 		const ids = oneByOne(103, SECOND);
-		let requests = 0;
-		sandbox().faultPlan = (request) => {
-			if (request.method !== 'GET' || request.path !== '/api/registrations' || ++requests !== 2) return undefined;
+		atRequest((n) => {
+			if (n !== 2) return;
 			for (const id of ids.slice(-3)) sandbox().state.deleteRegistration(id);
 			oneByOne(30, SECOND);
-			return undefined;
-		};
+		});
 
 		const result = await getAll();
 		const listed = new Set(idsOf(result.items));
@@ -283,13 +298,11 @@ describe('exactly once, found in review: Get Many', () => {
 		// The answer to limit=100 holds the 100 oldest; the one without limit, shorter after the deletions, holds the rest.
 		sandbox().dialect = { ...API_PAGE, order: 'oldestFirst' };
 		const ids = oneByOne(102, SECOND);
-		let requests = 0;
-		sandbox().faultPlan = (request) => {
-			if (request.method !== 'GET' || request.path !== '/api/registrations' || ++requests !== 2) return undefined;
+		atRequest((n) => {
+			if (n !== 2) return;
 			for (const id of ids.slice(10, 15)) sandbox().state.deleteRegistration(id);
 			oneByOne(2, SECOND);
-			return undefined;
-		};
+		});
 
 		const listed = new Set(idsOf((await getAll()).items));
 
@@ -516,21 +529,15 @@ test('G2. the real service with its quirk, 104 registrations; 3 deleted and 1 ma
 	sandbox().dialect = { ...REAL_SERVICE, largePagesMissNewest: 2 };
 	const ids = oneByOne(104, SECOND);
 	const deleted = [ids[50], ids[51], ids[52]];
-	let requests = 0;
-	sandbox().faultPlan = (request) => {
-		if (request.method !== 'GET' || request.path !== '/api/registrations' || ++requests !== 2) return undefined;
+	atRequest((n) => {
+		if (n !== 2) return;
 		for (const id of deleted) sandbox().state.deleteRegistration(id);
 		oneByOne(1, SECOND);
-		return undefined;
-	};
+	});
 
 	const result = await getAll();
-	const listed = new Set(idsOf(result.items));
-	const missing = ids.filter((id) => !deleted.includes(id) && !listed.has(id));
-
-	expect(result.hints.length > 0 ? 'a hint' : `left out ${missing.length}, no hint`).toBe(
-		missing.length === 0 ? 'left out 0, no hint' : 'a hint',
-	);
+	const { seen, expected } = hintAsOwed(result, ids.filter((id) => !deleted.includes(id)));
+	expect(seen).toBe(expected);
 });
 
 test('H. Skip, 2 rows, over the real service holding 101 registrations; the shop deletes another customer\'s registration meanwhile: the one already registered is skipped, not created twice', async () => {
@@ -582,20 +589,14 @@ test('I2. the same dialect, a shop with 10 registrations: the Poll Trigger activ
 test('F0. page ignored, limit honoured (one answer can hold all), 107 registrations; the 6 newest are deleted while it reads: none left out, or said (found by PROPERTY_SEED=8675309)', async () => {
 	sandbox().dialect = { ...REAL_SERVICE, pages: 'ignored', limit: 'honoured' };
 	const ids = oneByOne(107, MINUTE);
-	let requests = 0;
-	sandbox().faultPlan = (request) => {
-		if (request.method !== 'GET' || request.path !== '/api/registrations' || ++requests !== 2) return undefined;
+	atRequest((n) => {
+		if (n !== 2) return;
 		for (const id of ids.slice(-6)) sandbox().state.deleteRegistration(id);
-		return undefined;
-	};
+	});
 
 	const result = await getAll();
-	const listed = new Set(idsOf(result.items));
-	const missing = ids.slice(0, -6).filter((id) => !listed.has(id));
-
-	expect(result.hints.length > 0 ? 'a hint' : `left out ${missing.length}, no hint`).toBe(
-		missing.length === 0 ? `left out 0, no hint` : 'a hint',
-	);
+	const { seen, expected } = hintAsOwed(result, ids.slice(0, -6));
+	expect(seen).toBe(expected);
 });
 
 describe('exactly once, found by an adversarial review of the rebuilt reader and trigger: the Poll Trigger', () => {
@@ -816,6 +817,36 @@ describe('L. { data } without a total: a window past page 1 holds records the sm
 	});
 });
 
+/** Between the two page-1 windows of a read, the newest of `ids` is deleted and one is listed late, made among them. */
+function newestGoesOneListedLate(ids: string[]): void {
+	atRequest((n) => {
+		if (n !== 2) return;
+		sandbox().state.deleteRegistration(ids[ids.length - 1]);
+		listedLate(ids[15], 500, 'late@example.com');
+	});
+}
+
+/**
+ * Over the real service's 101 `ids`: at the 3rd list request the last of page 1's 100 (a pass's anchor) is deleted and
+ * one registers; at the 5th that one, now the newest (a second pass's small window read it), is deleted and one is listed
+ * late. `late` names it once listed.
+ */
+function anchorGoesThenNewest(ids: string[]): { late: string } {
+	const events = { late: '' };
+	let arrival: string[] = [];
+	atRequest((n) => {
+		if (n === 3) {
+			sandbox().state.deleteRegistration(ids[1]);
+			arrival = oneByOne(1, SECOND);
+		}
+		if (n === 5) {
+			sandbox().state.deleteRegistration(arrival[0]);
+			events.late = listedLate(ids[95], 500, 'late@example.com');
+		}
+	});
+	return events;
+}
+
 /** Create with If Already Registered: Skip over two rows, the first customer made and a new one: each row's outcome. */
 async function skipTwoRows(): Promise<unknown[]> {
 	const run = await runNode({
@@ -841,25 +872,14 @@ describe('found by a third adversarial review of the list reader: a page 1 place
 	test('X1. pages of at most 20 (with a total), 21 registrations; the newest deleted and one listed late between the two page-1 windows: the oldest is not left out silently', async () => {
 		sandbox().dialect = { ...REAL_SERVICE, cap: 20 };
 		const ids = oneByOne(21, SECOND);
-		atRequest((n) => {
-			if (n !== 2) return;
-			sandbox().state.deleteRegistration(ids[20]);
-			listedLate(ids[15], 500, 'late@example.com');
-		});
-		const result = await getAll();
-		const listed = idsOf(result.items);
-		const missing = ids.slice(0, 20).filter((id) => !listed.includes(id));
-		expect(result.hints.length > 0 ? 'a hint' : `left out ${missing}, no hint`).toBe(missing.length === 0 ? `left out , no hint` : 'a hint');
+		newestGoesOneListedLate(ids);
+		const { seen, expected } = hintAsOwed(await getAll(), ids.slice(0, 20));
+		expect(seen).toBe(expected);
 	});
 
 	test('X2. Skip, 2 rows, same service and events: the oldest customer already registered is skipped, not created twice', async () => {
 		sandbox().dialect = { ...REAL_SERVICE, cap: 20 };
-		const ids = oneByOne(21, SECOND);
-		atRequest((n) => {
-			if (n !== 2) return;
-			sandbox().state.deleteRegistration(ids[20]);
-			listedLate(ids[15], 500, 'late@example.com');
-		});
+		newestGoesOneListedLate(oneByOne(21, SECOND));
 		expect(await skipTwoRows()).toEqual(['skipped', 'created']);
 		expect(heldTwice()).toBe(0);
 	});
@@ -870,9 +890,7 @@ describe('found by a third adversarial review of the list reader: a page 1 place
 		atRequest((n) => {
 			if (n > 1) oneByOne(1, SECOND);
 		});
-		const result = await getAll();
-		const listed = idsOf(result.items);
-		expect({ hints: result.hints.length, error: result.error?.message, missing: ids.filter((id) => !listed.includes(id)).length }).toEqual({ hints: 0, error: undefined, missing: 0 });
+		expect(getManySeen(await getAll(), ids)).toEqual({ hints: 0, error: undefined, missing: 0 });
 	});
 
 	test('X4. pages of at most 10 with a total, 100 registrations, one arrives at each page read: all, no hint', async () => {
@@ -881,38 +899,21 @@ describe('found by a third adversarial review of the list reader: a page 1 place
 		atRequest((n) => {
 			if (n > 1) oneByOne(1, SECOND);
 		});
-		const result = await getAll();
-		const listed = idsOf(result.items);
-		expect({ hints: result.hints.length, error: result.error?.message, missing: ids.filter((id) => !listed.includes(id)).length }).toEqual({ hints: 0, error: undefined, missing: 0 });
+		expect(getManySeen(await getAll(), ids)).toEqual({ hints: 0, error: undefined, missing: 0 });
 	});
 
 	test.each([10, 11, 12])('X5. the quirk leaving out 12 newest, %i registrations: Return All gives them all, no hint', async (size) => {
 		sandbox().dialect = { ...REAL_SERVICE, largePagesMissNewest: 12 };
 		const ids = oneByOne(size, SECOND);
-		const result = await getAll();
-		const listed = idsOf(result.items);
-		expect({ hints: result.hints.length, error: result.error?.message, missing: ids.filter((id) => !listed.includes(id)).length }).toEqual({ hints: 0, error: undefined, missing: 0 });
+		expect(getManySeen(await getAll(), ids)).toEqual({ hints: 0, error: undefined, missing: 0 });
 	});
 
 	test('X1b. the real service as it is (pages of at most 100, a total), 101 registrations; Return All: the anchor deleted and one made at window 3, then the newest deleted and one listed late at window 5: every one there all along, or said', async () => {
 		const ids = oneByOne(101, SECOND);
-		let late = '';
-		let arrival: string[] = [];
-		atRequest((n) => {
-			if (n === 3) {
-				sandbox().state.deleteRegistration(ids[1]); // the last of page 1's 100, the pass's anchor
-				arrival = oneByOne(1, SECOND);
-			}
-			if (n === 5) {
-				sandbox().state.deleteRegistration(arrival[0]); // now the newest, which the second pass's small window read
-				late = listedLate(ids[95], 500, 'late@example.com');
-			}
-		});
-		const result = await getAll();
-		const listed = idsOf(result.items);
-		const missing = ids.filter((id) => id !== ids[1] && !listed.includes(id));
-		expect(late).not.toBe('');
-		expect(result.hints.length > 0 ? 'a hint' : `left out ${missing}, no hint`).toBe(missing.length === 0 ? `left out , no hint` : 'a hint');
+		const events = anchorGoesThenNewest(ids);
+		const { seen, expected } = hintAsOwed(await getAll(), ids.filter((id) => id !== ids[1]));
+		expect(events.late).not.toBe('');
+		expect(seen).toBe(expected);
 	});
 
 	test('X1c. a list in no order, pages of at most 20 with a total, 21 registrations; between the two page-1 windows the first listed is deleted and one registers: every one there all along, or said', async () => {
@@ -934,10 +935,8 @@ describe('found by a third adversarial review of the list reader: a page 1 place
 				sandbox().state.deleteRegistration(fresh);
 			}
 		});
-		const result = await getAll();
-		const listed = idsOf(result.items);
-		const missing = ids.filter((id) => id !== gone && !listed.includes(id));
-		expect(result.hints.length > 0 ? 'a hint' : `left out ${missing}, no hint`).toBe(missing.length === 0 ? `left out , no hint` : 'a hint');
+		const { seen, expected } = hintAsOwed(await getAll(), ids.filter((id) => id !== gone));
+		expect(seen).toBe(expected);
 	});
 
 	test('X5t. the quirk leaving out 12 newest, 11 registrations: the Poll Trigger activates, and one made later comes out', async () => {
@@ -947,18 +946,7 @@ describe('found by a third adversarial review of the list reader: a page 1 place
 	});
 
 	test('X2b. Skip, 2 rows, over the real service as it is with X1b\'s events: the oldest customer, already registered, is skipped, not created twice', async () => {
-		const ids = oneByOne(101, SECOND);
-		let arrival: string[] = [];
-		atRequest((n) => {
-			if (n === 3) {
-				sandbox().state.deleteRegistration(ids[1]);
-				arrival = oneByOne(1, SECOND);
-			}
-			if (n === 5) {
-				sandbox().state.deleteRegistration(arrival[0]);
-				listedLate(ids[95], 500, 'late@example.com');
-			}
-		});
+		anchorGoesThenNewest(oneByOne(101, SECOND));
 		expect(await skipTwoRows()).toEqual(['skipped', 'created']);
 		expect(heldTwice()).toBe(0);
 	});
