@@ -46,9 +46,10 @@ export class PollReading {
 	/** Whether a registration without `createdAt` was read: the list is then followed by what identifies them. */
 	untimed = false;
 
-	/** Whether the poll stopped for its budget (rule 4); where to go on, from which registration. */
+	/** Whether the poll stopped for its budget (rule 4). */
 	cutShort = false;
 
+	/** Where the next poll goes on, from which registration: none where the poll stopped before it read any. */
 	stoppedAt: PollState['goOn'] | undefined;
 
 	/** Whether the whole list was read, from its start to its end, sure it held every registration listed. */
