@@ -29,13 +29,11 @@ export class ListPass {
 
 	private anchor: { identity: string; total?: number; askedAgain?: boolean } | undefined;
 
-	/** The windows of page 1 still to ask for, by their `limit`; the first answer to page 1, which places a larger. */
-	private readonly pageOne: number[] = [];
+	/** The `limit`s page 1 is asked for, in turn. */
+	private readonly pageOneLimits: number[] = [];
 
-	private firstPage: Answer | undefined;
-
-	/** The records the first answer showed and the larger page 1 lacked, where it was placed by what it lacks. */
-	lacked: string | undefined;
+	/** The answers to page 1, in the order asked: the first is the list's start, and places the others. */
+	private readonly pageOne: Answer[] = [];
 
 	/**
 	 * Page 1 asks for PAGE_SIZE — ten times more each new pass, so a service that ignores `page` but gives as many as asked
@@ -54,7 +52,16 @@ export class ListPass {
 			return;
 		}
 		const large = Math.min(wanted, PAGE_SIZE * 10 ** number);
-		this.pageOne = large < PAGE_SIZE ? [large] : [MIN_PAGE_SIZE, large];
+		this.pageOneLimits = large < PAGE_SIZE ? [large] : [MIN_PAGE_SIZE, large];
+	}
+
+	/** What page 1 lacked: the records the first answer showed that the last larger answer placed by them left out. */
+	get lacked(): string | undefined {
+		const [first, ...later] = this.pageOne;
+		return later
+			.map((answer) => placement(first, answer).lacked)
+			.reverse()
+			.find((lacked) => lacked !== undefined);
 	}
 
 	/** Page 1 as the pass asks for it, then windows that overlap the anchor (or pages that follow one another). */
@@ -64,7 +71,7 @@ export class ListPass {
 			const page = Math.floor(this.end / fixed) + 1;
 			return { page, limit: fixed, offset: (page - 1) * fixed };
 		}
-		const limit = this.pageOne.shift();
+		const limit = this.pageOneLimits[this.pageOne.length];
 		return limit === undefined ? overlappingWindow(this.end, pageSize) : { page: 1, limit, offset: 0 };
 	}
 
@@ -122,25 +129,31 @@ export class ListPass {
 	 * over.
 	 */
 	private placePageOne(window: Window, answer: Answer, habits: ListHabits): Step {
-		const first = this.firstPage;
-		if (first === undefined) {
-			this.firstPage = answer;
-			return this.reached(answer.identities.length, answer);
-		}
-		const shared = first.identities.findIndex((identity) => answer.identities.includes(identity));
+		this.pageOne.push(answer);
+		const [first] = this.pageOne;
+		if (answer === first) return this.reached(answer.identities.length, answer);
+		const { shared, start, shrank } = placement(first, answer);
 		const grew = (answer.total ?? 0) - (first.total ?? 0);
-		const shrank = grew < 0;
 		if (shared < 0) {
 			if (shrank || window.limit < PAGE_SIZE || (grew > 0 && grew >= answer.identities.length)) return 'over';
 			// Page 1 is read on in windows smaller than a page of PAGE_SIZE.
 			habits.largePagesLeaveOutNewest = true;
 			return 'back';
 		}
-		const leftOut = shared - answer.identities.indexOf(first.identities[shared]);
-		if (leftOut > 0 && !shrank) habits.largePagesLeaveOutNewest = true;
-		const start = leftOut > 0 && !shrank ? leftOut : 0;
-		if (start > 0) this.lacked = first.identities.slice(0, shared).join('\n');
+		if (start > 0) habits.largePagesLeaveOutNewest = true;
 		const guessed = start > 0 && this.lacked !== this.lackedBefore;
 		return { ...this.reached(start + answer.identities.length, answer), guessed };
 	}
+}
+
+/**
+ * Where a later answer to page 1 stands against the first: the first record they share, where it starts (past the
+ * records it lacks, the first showed before that one, unless the list shrank), and those it lacks.
+ */
+function placement(first: Answer, answer: Answer): { shared: number; start: number; shrank: boolean; lacked?: string } {
+	const shared = first.identities.findIndex((identity) => answer.identities.includes(identity));
+	const shrank = (answer.total ?? 0) < (first.total ?? 0);
+	const leftOut = shared < 0 ? 0 : shared - answer.identities.indexOf(first.identities[shared]);
+	if (leftOut <= 0 || shrank) return { shared, start: 0, shrank };
+	return { shared, start: leftOut, shrank, lacked: first.identities.slice(0, shared).join('\n') };
 }
