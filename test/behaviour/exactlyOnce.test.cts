@@ -494,15 +494,16 @@ function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
  */
 function showsNewestFirst(records: IDataObject[]): boolean {
 	if (!records.every((record) => 'createdAt' in record && record.createdAt !== undefined)) return false;
-	const times = records.map((record) => sandbox().state.registrations.get(storedId(record))?.createdAt ?? '');
+	// As the client is shown them: a dialect that writes `createdAt` to the second shows one moment for a second's.
+	const times = records.map(({ createdAt }) => (typeof createdAt === 'number' ? createdAt : Date.parse(String(createdAt))));
 	const logFactorial = (count: number) => Array.from({ length: count }, (_, index) => Math.log(index + 1)).reduce((a, b) => a + b, 0);
-	const stretches: string[][] = [[]];
+	const stretches: number[][] = [[]];
 	for (const [index, time] of times.entries()) {
 		if (index > 0 && time > times[index - 1]) stretches.push([]);
 		stretches[stretches.length - 1].push(time);
 	}
 	return stretches.some((stretch) => {
-		const ofMoment = new Map<string, number>();
+		const ofMoment = new Map<number, number>();
 		for (const time of stretch) ofMoment.set(time, (ofMoment.get(time) ?? 0) + 1);
 		// log(k!/Πg!): how unlikely the stretch is in a list in no order.
 		const evidence = [...ofMoment.values()].reduce((sum, count) => sum - logFactorial(count), logFactorial(stretch.length));
