@@ -13,10 +13,9 @@ import { carriedOver, pollStart, sinceOf } from './pollState';
  * Which registrations are new since the last poll, each emitted once whatever the service's dialect; pollState.ts
  * holds what is remembered, and `since`. The rules:
  * 1. New: read, not seen, and made at or after `since` — or, without `createdAt`, any registration not seen.
- * 2. A list an answer shows to be the newest first (a row in it that a list in no order shows as rarely as
- *    ORDER_EVIDENCE moments in a row, none in any answer newer than the one before by more than the lateness allowed)
- *    is read from its start until a window reaches one made before `since`. Any other, or one whose order nothing has
- *    shown yet, is read whole.
+ * 2. A list an answer shows to be the newest first (ORDER_EVIDENCE in a row in it, none in any answer newer than the
+ *    one before by more than the lateness allowed) is read from its start until a window reaches one made before
+ *    `since`. Any other, or one whose order nothing has shown yet, is read whole.
  * 3. Remembered: what was read at or after the next `since`; without `createdAt`, every registration listed (at most
  *    MAX_REMEMBERED, and said when there are more).
  * 4. A poll cut short by n8n's poll budget emits what is new in what it read and leaves the cursor where it was; the

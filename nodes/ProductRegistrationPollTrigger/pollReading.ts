@@ -8,45 +8,23 @@ import type { PollState } from './pollState';
 import { LISTED_LATE_WITHIN_MS } from './pollState';
 
 /**
- * How unlikely a list in no order must make what an answer shows before it is taken for the newest first: as unlikely
- * as 20 registrations of distinct moments listed each before the one listed before it, once in 20! (about 2·10^18).
+ * Registrations in a row, each made before the one listed before it, that show a list is the newest first: a list in
+ * no order shows 20 so once in 20! (about 2·10^18) reads.
  */
 export const ORDER_EVIDENCE = 20;
-const ORDER_EVIDENCE_LOG = logFactorial(ORDER_EVIDENCE);
 
-function logFactorial(count: number): number {
-	let sum = 0;
-	for (let factor = 2; factor <= count; factor++) sum += Math.log(factor);
-	return sum;
-}
-
-/**
- * Rule 2: true where the times show the newest first, false where one disproves it, undefined while they cannot tell.
- * A list in no order lists k registrations in a row, each made at or before the one listed before it, by the chance
- * Πg!/k! (g: how many of them share each moment): one import's registrations of one moment show nothing, ten imports
- * in a row show it as surely as 20 moments do.
- */
+/** Rule 2: true where the times show the newest first, false where one disproves it, undefined while they cannot tell. */
 export function newestFirstShown(times: number[]): boolean | undefined {
 	let run = 1;
-	let ofMoment = 1;
-	let evidence = 0;
-	let shown = false;
+	let longest = 1;
 	for (let index = 1; index < times.length; index++) {
 		const step = times[index] - times[index - 1];
 		if (step > LISTED_LATE_WITHIN_MS) return false;
-		if (step > 0) {
-			run = 1;
-			ofMoment = 1;
-			evidence = 0;
-			continue;
-		}
-		run += 1;
-		ofMoment = step === 0 ? ofMoment + 1 : 1;
-		// log(k!/Πg!) grows by log k and, within one moment, shrinks by log g.
-		evidence += Math.log(run) - Math.log(ofMoment);
-		shown ||= evidence >= ORDER_EVIDENCE_LOG;
+		// Registrations of one moment neither lengthen a run nor break it.
+		run = step < 0 ? run + 1 : step > 0 ? 1 : run;
+		longest = Math.max(longest, run);
 	}
-	return shown || undefined;
+	return longest >= ORDER_EVIDENCE ? true : undefined;
 }
 
 /** Registrations a list without `createdAt` may hold: the trigger remembers each one. */

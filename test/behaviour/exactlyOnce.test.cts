@@ -462,9 +462,10 @@ async function importRows(
 /**
  * A poll (or an activation) failed. It may where the service failed during it (the next poll catches up), or where no
  * client could follow the list: the service shows one answer of it and no more, and what is new may lie beyond it —
- * always, unless the list is the newest first and that answer shows it (showsNewestFirst: no client can tell the order
- * from less), holds every registration owed, and reaches back to one made more than the lateness allowed before the
- * last poll (below it, nothing can be new). Then nothing more is owed. Decided from the dialect and the shop, never from the node's words.
+ * always, unless the list is the newest first and that answer shows it (ORDER_EVIDENCE registrations in a row, each
+ * made before the one listed before it: no client can tell the order from less), holds every registration owed, and
+ * reaches back to one made more than the lateness allowed before the last poll (below it, nothing can be new). Then
+ * nothing more is owed. Decided from the dialect and the shop, never from the node's words.
  */
 function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
 	if (faultServed) return excused('a poll failed with the service');
@@ -487,28 +488,15 @@ function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
 	shop.triggerRefused = error.message;
 }
 
-/**
- * Whether the answer shows the newest first as surely as ORDER_EVIDENCE registrations of distinct moments in a row, each
- * made before the one listed before it: a stretch of k, each made at or before the one listed before it, that a list in
- * no order shows by the chance Πg!/k! (g: how many share each moment), at most 1/ORDER_EVIDENCE!.
- */
+/** Whether ORDER_EVIDENCE registrations in a row are each made before the one listed before it. */
 function showsNewestFirst(records: IDataObject[]): boolean {
 	if (!records.every((record) => 'createdAt' in record && record.createdAt !== undefined)) return false;
 	// As the client is shown them: a dialect that writes `createdAt` to the second shows one moment for a second's.
 	const times = records.map(({ createdAt }) => (typeof createdAt === 'number' ? createdAt : Date.parse(String(createdAt))));
-	const logFactorial = (count: number) => Array.from({ length: count }, (_, index) => Math.log(index + 1)).reduce((a, b) => a + b, 0);
-	const stretches: number[][] = [[]];
-	for (const [index, time] of times.entries()) {
-		if (index > 0 && time > times[index - 1]) stretches.push([]);
-		stretches[stretches.length - 1].push(time);
-	}
-	return stretches.some((stretch) => {
-		const ofMoment = new Map<number, number>();
-		for (const time of stretch) ofMoment.set(time, (ofMoment.get(time) ?? 0) + 1);
-		// log(k!/Πg!): how unlikely the stretch is in a list in no order.
-		const evidence = [...ofMoment.values()].reduce((sum, count) => sum - logFactorial(count), logFactorial(stretch.length));
-		return evidence >= logFactorial(ORDER_EVIDENCE);
-	});
+	let run = 1;
+	for (let index = 1; index < times.length && run < ORDER_EVIDENCE; index++)
+		run = times[index] < times[index - 1] ? run + 1 : times[index] === times[index - 1] ? run : 1;
+	return run >= ORDER_EVIDENCE;
 }
 
 /** Invariant 3, once the shop is quiet: every registration made after activation and still listed came out once. */

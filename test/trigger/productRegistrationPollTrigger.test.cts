@@ -244,27 +244,6 @@ describe('Product Registration Poll Trigger', () => {
 		expect(Object.keys(poller.savedState.seen as object)).toEqual([last]);
 	}, 30_000);
 
-	test('a history imported in batches of one moment each is known as the newest first: a quiet poll costs one request', async () => {
-		// 300 registrations in 30 imports of 10: a window of 100 holds 10 moments, none of the 20 in a row it once took.
-		for (let batch = 0; batch < 30; batch++) register(10, { agoMs: HOUR + (30 - batch) * HOUR });
-		const poller = trigger();
-		await poller.activate();
-		// Polled a minute apart, as n8n's most frequent Poll Time does, past the lateness allowed.
-		for (let minute = 0; minute <= LISTED_LATE_WITHIN_MS / 60_000; minute++) {
-			laterBy(60_000);
-			expect(await poller.poll()).toEqual({ items: [] });
-		}
-		laterBy(60_000);
-		sandbox().requests.length = 0;
-
-		expect(await poller.poll()).toEqual({ items: [] });
-		expect(listRequests()).toHaveLength(1);
-		const fresh = register(3);
-		laterBy(60_000);
-		expect(ids((await poller.poll()).items)).toEqual(fresh);
-		expect(listRequests().length).toBeLessThanOrEqual(2);
-	});
-
 	test('with a form, only its registrations come, and its registrations are listed with the form', async () => {
 		const poller = trigger({ formSlug: { __rl: true, mode: 'id', value: 'warranty-claim' } });
 		await poller.activate();
