@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
+
 import { Sandbox } from '../sandbox/service.cts';
 import type { ServiceCredentials } from './workflowRunner.cts';
 
 /**
- * Starts one sandbox (service + object storage) for a test file and resets its data before each test.
+ * Starts one sandbox (service + object storage) for a test file and resets its data before each test, with a token of
+ * its own: each test is another shop, so the pace a run remembers of a service (rememberedPace.ts) is the test's.
  * Returns accessors, since the sandbox exists only once `beforeAll` has run.
  */
 export function useSandbox(): { sandbox: () => Sandbox; credentials: () => ServiceCredentials } {
@@ -10,7 +13,10 @@ export function useSandbox(): { sandbox: () => Sandbox; credentials: () => Servi
 	beforeAll(async () => {
 		sandbox = await Sandbox.start();
 	});
-	beforeEach(() => sandbox?.reset());
+	beforeEach(() => {
+		sandbox?.reset();
+		if (sandbox) sandbox.token = `sandbox-${randomBytes(12).toString('hex')}`;
+	});
 	afterAll(async () => {
 		await sandbox?.stop();
 	});

@@ -70,7 +70,11 @@ export interface VirtualRunOptions {
 	patienceMs?: number;
 	/** Round trip to the service; each request's is up to 4 ms longer, at random (fixed seed). */
 	roundTripMs?: number;
+	/** The service, as its pace is remembered for later runs: a run given another's starts where that one left off. */
+	service?: string;
 }
+
+let services = 0;
 
 export async function paceAgainst(
 	service: RefusalSettings,
@@ -78,7 +82,7 @@ export async function paceAgainst(
 	options: VirtualRunOptions,
 ): Promise<VirtualRun> {
 	const clock = new VirtualClock();
-	const pace = new ServicePace(options.retryDelayMs, clock);
+	const pace = new ServicePace(options.retryDelayMs, options.service ?? `virtual service ${(services += 1)}`, clock);
 	const refusals = new Refusals(service, 0);
 	const random = seededRandom(41);
 	const halfTrip = (options.roundTripMs ?? 20) / 2;

@@ -115,7 +115,8 @@ export class Sandbox {
 	private constructor(
 		private readonly server: Server,
 		readonly storage: ObjectStorage,
-		readonly token: string,
+		/** The shop's access token; a test may hand out a new one, as to another shop. */
+		public token: string,
 		readonly baseUrl: string,
 		private readonly defaultUploadUrlTtlSeconds: number,
 	) {

@@ -57,6 +57,44 @@ describe('the pace against a steady limit (virtual time)', () => {
 	});
 });
 
+describe('the pace the runs before left, in this n8n process (virtual time)', () => {
+	const lookups: Step[] = [{ count: 200, concurrency: 50 }];
+
+	test('a service that never refused: the run after starts past the cautious start, not one request at a time', async () => {
+		const first = await paceAgainst({}, lookups, { retryDelayMs: 1000, service: 'calm shop' });
+		const again = await paceAgainst({}, lookups, { retryDelayMs: 1000, service: 'calm shop' });
+
+		expect([first.served, again.served]).toEqual([200, 200]);
+		// Round trips of about 22 ms: the cautious start alone is 16 of them; past it, one more in flight with each
+		// answer reaches 50 at once in 6, and 200 lookups are through in 8.
+		expect(first.ms).toBeGreaterThan(16 * 20);
+		expect(again.ms).toBeLessThanOrEqual(8 * 24);
+	});
+
+	test('a rate a run measured: the run after keeps to it from its first request, none refused', async () => {
+		const limit = { bucket: { perSecond: 10, burst: 10 }, retryAfter: 'seconds' as const };
+		const first = await paceAgainst(limit, lookups, { retryDelayMs: 1000, service: 'limited shop' });
+		const again = await paceAgainst(limit, lookups, { retryDelayMs: 1000, service: 'limited shop' });
+
+		expect(first.refused).toBeLessThanOrEqual(2);
+		expect(again.served).toBe(200);
+		expect(again.refused).toBe(0);
+		expect(again.ms).toBeLessThanOrEqual(1.05 * (200 / 10) * 1000);
+	});
+
+	test('a service that starts limiting after calm runs: the run that meets it loses nothing, and the one after keeps to the limit', async () => {
+		await paceAgainst({}, lookups, { retryDelayMs: 1000, service: 'busy day' });
+		const limit = { bucket: { perSecond: 5, burst: 5 }, retryAfter: 'seconds' as const };
+		const meets = await paceAgainst(limit, lookups, { retryDelayMs: 1000, service: 'busy day' });
+		const after = await paceAgainst(limit, lookups, { retryDelayMs: 1000, service: 'busy day' });
+
+		expect([meets.served, meets.outwaited]).toEqual([200, 0]);
+		expect(meets.refused).toBeLessThanOrEqual(10);
+		expect(meets.ms).toBeLessThanOrEqual(1.05 * (200 / 5) * 1000);
+		expect(after.refused).toBeLessThanOrEqual(1);
+	});
+});
+
 describe('the pace against a service that refuses (virtual time)', () => {
 	test.each(
 		RETRY_AFTER_FORMS.flatMap((retryAfter) =>
@@ -223,6 +261,19 @@ describe('a service that refuses every request, through the engine', () => {
 		expect(result.items.filter((item) => item.json.found === true)).toHaveLength(20);
 		expect(sandbox().mostRequestsInASecond()).toBeLessThanOrEqual(20);
 	}, 10_000);
+});
+
+test('the same workflow run again against a service that never refused: its lookups go out several at once from the start', async () => {
+	sandbox().latencyMs = 20;
+	sandbox().state.createSerialNumbers(serials(16).map((item) => ({ serialNumber: item.json.serial as string })));
+	const lookUp = () => runNode({ parameters: getSerials({}), credentials: credentials(), items: serials(16) });
+
+	expect((await lookUp()).items.filter((item) => item.json.found === true)).toHaveLength(16);
+	// A fresh run sends one at a time until 16 have been answered.
+	expect(sandbox().peakInFlight).toBe(1);
+	sandbox().peakInFlight = 0;
+	expect((await lookUp()).items.filter((item) => item.json.found === true)).toHaveLength(16);
+	expect(sandbox().peakInFlight).toBeGreaterThan(1);
 });
 
 describe.each([

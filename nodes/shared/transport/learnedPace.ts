@@ -1,10 +1,13 @@
 import type { RefusalReason } from './attemptOutcome';
 import { BACKOFF_CAP_MS } from './attemptOutcome';
+import type { PaceMemory } from './rememberedPace';
 
 /**
  * The pace the service allows, as one run learns it from the service's answers and refusals; the run's gate
  * (servicePace.ts) asks it when each request may go out. The service's rate limit is not published; it refuses (429)
  * when pushed. So the run:
+ * - starts where the runs before it in this n8n process left the service (rememberedPace.ts): past the cautious start
+ *   below where they were never refused, at the rate they measured; then, at a refusal, learns as below. Otherwise it
  * - starts cautiously: one request at a time until 16 have been answered, then one more in flight with every answer
  *   (twice as many each round trip), so that running into the end of the service's burst costs one refused request,
  *   not a whole round of them;
@@ -88,7 +91,29 @@ export class LearnedPace {
 	/** When each request sent since then was answered, in order. */
 	private successTimes: number[] = [];
 
-	constructor(private readonly retryDelayMs: number) {}
+	/** Whether the run skips the cautious start: runs before it were never refused, and it has not been yet. */
+	private calm: boolean;
+
+	constructor(
+		private readonly retryDelayMs: number,
+		start: PaceMemory | undefined,
+		now: number,
+	) {
+		this.calm = start !== undefined && 'calm' in start;
+		// The bucket may have been emptied by the run before: it is taken as empty.
+		if (start !== undefined && 'bucket' in start) this.bucket = { ...start.bucket, tokens: 0, at: now, measured: true };
+	}
+
+	/**
+	 * What the runs after this one may start from: the rate it measured (or started from); full speed where it took
+	 * CAUTIOUS_START requests and none was refused; null where it was refused before a rate was measured (forget);
+	 * undefined while it has shown nothing.
+	 */
+	get memory(): PaceMemory | null | undefined {
+		if (this.bucket?.measured === true) return { bucket: { perMs: this.bucket.perMs, burst: this.bucket.burst } };
+		if (this.latest !== undefined) return null;
+		return this.calm || this.answeredInRun >= CAUTIOUS_START ? { calm: true } : undefined;
+	}
 
 	/** The latest refusal of the run. */
 	get latestRefusal(): Refusal | undefined {
@@ -119,6 +144,7 @@ export class LearnedPace {
 	 */
 	refused(ticket: Ticket, refusal: Refusal, now: number): void {
 		this.latest = refusal;
+		this.calm = false;
 		const { why, retryAfterMs } = refusal;
 		if (ticket.round === this.round) {
 			this.round += 1;
@@ -187,7 +213,9 @@ export class LearnedPace {
 			return oldest !== undefined && now - oldest < REFUSED_WINDOW_MS ? oldest + REFUSED_WINDOW_MS - now : 0;
 		}
 		if (this.bucket === undefined) {
-			const allowed = this.answeredInRun < CAUTIOUS_START ? 1 : this.answeredInRun - CAUTIOUS_START + 2;
+			// Where the runs before were never refused, the run goes on from where the cautious start ends.
+			const answered = this.answeredInRun + (this.calm ? CAUTIOUS_START : 0);
+			const allowed = answered < CAUTIOUS_START ? 1 : answered - CAUTIOUS_START + 2;
 			return inFlight < allowed ? 0 : undefined;
 		}
 		if (inFlight >= 1 + Math.floor(this.bucket.perMs * this.lastAnswerMs)) return undefined;

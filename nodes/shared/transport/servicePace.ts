@@ -3,12 +3,14 @@ import { sleep } from 'n8n-workflow';
 import { executionScoped } from '../executionScope';
 import type { Patience, Refusal, Ticket } from './learnedPace';
 import { LearnedPace } from './learnedPace';
+import { keepPace, recalledPace } from './rememberedPace';
 
 /**
  * The run's gate: every request the run sends (pages, lookups, creates, updates, upload addresses) waits here for
  * its turn, in the order of its first attempt, until the pace the run has learned (learnedPace.ts) lets it go out, or
  * Stop comes, or it has waited through refusals as long as it may. Answers and refusals are told to the pace here.
- * Nothing of it outlives the run: the next execution, or another worker, learns anew.
+ * What it learned of the service is kept for the runs after it in this n8n process (rememberedPace.ts): they start
+ * from it, and another worker, or a restart, learns anew.
  */
 
 /** The longest the pace sleeps at once: a wake further off is slept towards in steps, and given up when nobody waits. */
@@ -42,11 +44,13 @@ export class ServicePace {
 
 	private wakeAt: number | undefined;
 
+	/** `service`: the key its pace is remembered by (rememberedPace.ts). */
 	constructor(
 		retryDelayMs: number,
+		private readonly service: string,
 		private readonly clock: PaceClock = SYSTEM_CLOCK,
 	) {
-		this.learned = new LearnedPace(retryDelayMs);
+		this.learned = new LearnedPace(retryDelayMs, recalledPace(service), clock.now());
 	}
 
 	/** The latest refusal of the run. */
@@ -96,6 +100,8 @@ export class ServicePace {
 	}
 
 	private free(): void {
+		const memory = this.learned.memory;
+		if (memory !== undefined) keepPace(this.service, memory);
 		this.inFlight -= 1;
 		this.dispatch();
 	}
@@ -166,7 +172,7 @@ export async function untilStop(done: Promise<unknown>, stop: AbortSignal | unde
 
 const paces = executionScoped<ServicePace>();
 
-/** The run's pace; made by its first request, with that request's Retry Wait. */
-export function servicePace(run: object, retryDelayMs: number): ServicePace {
-	return paces.of(run, () => new ServicePace(retryDelayMs));
+/** The run's pace; made by its first request, with that request's Retry Wait and service. */
+export function servicePace(run: object, retryDelayMs: number, service: string): ServicePace {
+	return paces.of(run, () => new ServicePace(retryDelayMs, service));
 }
