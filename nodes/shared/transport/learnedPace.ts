@@ -1,13 +1,12 @@
 import type { RefusalReason } from './attemptOutcome';
 import { BACKOFF_CAP_MS } from './attemptOutcome';
-import type { PaceMemory } from './rememberedPace';
 
 /**
  * The pace the service allows, as one run learns it from the service's answers and refusals; the run's gate
  * (servicePace.ts) asks it when each request may go out. The service's rate limit is not published; it refuses (429)
  * when pushed. So the run:
- * - starts where the runs before it in this n8n process left the service (rememberedPace.ts): past the cautious start
- *   below where they were never refused, at the rate they measured; then, at a refusal, learns as below. Otherwise it
+ * - starts past the cautious start below where the runs before it in this n8n process were never refused by the
+ *   service (rememberedPace.ts); at a refusal it learns as below. Otherwise it
  * - starts cautiously: one request at a time until 16 have been answered, then one more in flight with every answer
  *   (twice as many each round trip), so that running into the end of the service's burst costs one refused request,
  *   not a whole round of them;
@@ -96,23 +95,18 @@ export class LearnedPace {
 
 	constructor(
 		private readonly retryDelayMs: number,
-		start: PaceMemory | undefined,
-		now: number,
+		startsCalm: boolean,
 	) {
-		this.calm = start !== undefined && 'calm' in start;
-		// The bucket may have been emptied by the run before: it is taken as empty.
-		if (start !== undefined && 'bucket' in start) this.bucket = { ...start.bucket, tokens: 0, at: now, measured: true };
+		this.calm = startsCalm;
 	}
 
 	/**
-	 * What the runs after this one may start from: the rate it measured (or started from); full speed where it took
-	 * CAUTIOUS_START requests and none was refused; null where it was refused before a rate was measured (forget);
-	 * undefined while it has shown nothing.
+	 * What the runs after this one may take the service for: calm where it took CAUTIOUS_START requests (or the run
+	 * started calm) and refused none; not where it refused one; undefined while the run has shown neither.
 	 */
-	get memory(): PaceMemory | null | undefined {
-		if (this.bucket?.measured === true) return { bucket: { perMs: this.bucket.perMs, burst: this.bucket.burst } };
-		if (this.latest !== undefined) return null;
-		return this.calm || this.answeredInRun >= CAUTIOUS_START ? { calm: true } : undefined;
+	get showsCalm(): boolean | undefined {
+		if (this.latest !== undefined) return false;
+		return this.calm || this.answeredInRun >= CAUTIOUS_START ? true : undefined;
 	}
 
 	/** The latest refusal of the run. */

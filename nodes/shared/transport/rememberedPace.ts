@@ -1,39 +1,39 @@
 /**
- * What runs have learned of a service's pace, kept in this n8n process for the runs after them: a busy shop runs the
- * same workflow against the same service again and again. A service that took a run's requests without refusing is
- * approached at full speed by the next run; one whose rate a run measured, at that rate. Only a speed-up: a run that
- * finds nothing here (another worker, a restart) learns the pace as before (learnedPace.ts), and a refusal forgets what
- * was kept.
+ * The services that took a run's requests without refusing any, kept in this n8n process for the runs after it: a busy
+ * shop runs the same workflow against the same service again and again, and a service that never refused need not be
+ * approached as if it might, one request at a time. Only a speed-up: a run that finds nothing here (another worker, a
+ * restart) starts cautiously as before (learnedPace.ts), and a refusal forgets the service. A rate a run measured is
+ * not kept: refusals for another cause (a busy moment, a proxy) would leave every later run at a pace too slow to be
+ * refused, and so to be corrected.
  */
-export type PaceMemory = { calm: true } | { bucket: { perMs: number; burst: number } };
 
 /** Services remembered at most: the least recently used is forgotten first. */
 const MAX_SERVICES = 100;
 
-const memories = new Map<string, PaceMemory>();
+const calmServices = new Set<string>();
 
 /**
- * A service as its rate limit may see it: its root URL and whose token (a shop's limit need not be another's). The
+ * A service as its rate limit may see it: its origin and whose token (a shop's limit need not be another's). The
  * token goes in only as a short fingerprint.
  */
-export function paceKey(root: string, token: string): string {
-	// FNV-1a: a fingerprint, not a secret's protection — the map never leaves the process.
+export function paceKey(origin: string, token: string): string {
+	// FNV-1a: a fingerprint, not a secret's protection — the set never leaves the process.
 	let hash = 0x811c9dc5;
 	for (let index = 0; index < token.length; index++) {
 		hash ^= token.charCodeAt(index);
 		hash = Math.imul(hash, 0x01000193) >>> 0;
 	}
-	return `${root} ${hash.toString(16)}`;
+	return `${origin} ${hash.toString(16)}`;
 }
 
-export function recalledPace(key: string): PaceMemory | undefined {
-	return memories.get(key);
+export function remembersCalm(service: string): boolean {
+	return calmServices.has(service);
 }
 
-/** Keeps what a run learned (the latest first in line to stay), or forgets it (`null`). */
-export function keepPace(key: string, memory: PaceMemory | null): void {
-	memories.delete(key);
-	if (memory === null) return;
-	memories.set(key, memory);
-	if (memories.size > MAX_SERVICES) memories.delete(memories.keys().next().value as string);
+/** Keeps a service as calm (the latest first in line to stay), or forgets it. */
+export function rememberCalm(service: string, calm: boolean): void {
+	calmServices.delete(service);
+	if (!calm) return;
+	calmServices.add(service);
+	if (calmServices.size > MAX_SERVICES) calmServices.delete(calmServices.values().next().value as string);
 }

@@ -3,14 +3,14 @@ import { sleep } from 'n8n-workflow';
 import { executionScoped } from '../executionScope';
 import type { Patience, Refusal, Ticket } from './learnedPace';
 import { LearnedPace } from './learnedPace';
-import { keepPace, recalledPace } from './rememberedPace';
+import { rememberCalm, remembersCalm } from './rememberedPace';
 
 /**
  * The run's gate: every request the run sends (pages, lookups, creates, updates, upload addresses) waits here for
  * its turn, in the order of its first attempt, until the pace the run has learned (learnedPace.ts) lets it go out, or
  * Stop comes, or it has waited through refusals as long as it may. Answers and refusals are told to the pace here.
- * What it learned of the service is kept for the runs after it in this n8n process (rememberedPace.ts): they start
- * from it, and another worker, or a restart, learns anew.
+ * Whether the service refused is kept for the runs after it in this n8n process (rememberedPace.ts); another worker,
+ * or a restart, starts cautiously.
  */
 
 /** The longest the pace sleeps at once: a wake further off is slept towards in steps, and given up when nobody waits. */
@@ -50,7 +50,7 @@ export class ServicePace {
 		private readonly service: string,
 		private readonly clock: PaceClock = SYSTEM_CLOCK,
 	) {
-		this.learned = new LearnedPace(retryDelayMs, recalledPace(service), clock.now());
+		this.learned = new LearnedPace(retryDelayMs, remembersCalm(service));
 	}
 
 	/** The latest refusal of the run. */
@@ -100,8 +100,8 @@ export class ServicePace {
 	}
 
 	private free(): void {
-		const memory = this.learned.memory;
-		if (memory !== undefined) keepPace(this.service, memory);
+		const calm = this.learned.showsCalm;
+		if (calm !== undefined) rememberCalm(this.service, calm);
 		this.inFlight -= 1;
 		this.dispatch();
 	}
