@@ -79,6 +79,17 @@ async function activateThenPoll(fresh: () => string[]) {
 	return { emitted, expected };
 }
 
+/**
+ * Live registrations, each stored after the history and so listed after it in the order stored: the one made after the
+ * activation comes out.
+ */
+async function expectTheLiveOneInTheOrderStored(): Promise<void> {
+	register(3);
+	listsIn((stored) => stored);
+	const { emitted, expected } = await activateThenPoll(() => register(1));
+	expect(emitted).toEqual(expected);
+}
+
 describe('Poll Trigger over lists in orders of their own, their page 1 the newest first', () => {
 	test('a list in the order stored (the first stored first) whose imported history came newest first, in batches of one moment: a new registration is emitted', async () => {
 		// The shop's history, moved from another system: exported the newest first (as the real service lists), in
@@ -86,11 +97,7 @@ describe('Poll Trigger over lists in orders of their own, their page 1 the newes
 		// 15 moments, fewer than ORDER_EVIDENCE in a row.
 		const newest = Date.now() - 30 * DAY;
 		for (let batch = 0; batch < 15; batch++) register(10, {}, newest - batch * DAY);
-		// Live registrations since, each stored after the history, so listed after it.
-		register(3);
-		listsIn((stored) => stored);
-		const { emitted, expected } = await activateThenPoll(() => register(1));
-		expect(emitted).toEqual(expected);
+		await expectTheLiveOneInTheOrderStored();
 	});
 
 	test('a list by form, then the newest first: a new registration of the second form is emitted', async () => {
@@ -120,10 +127,7 @@ describe('Poll Trigger over lists in orders of their own, their page 1 the newes
 		const newest = Math.floor((Date.now() - 30 * DAY) / 1000) * 1000 + 900;
 		for (let night = 0; night < 15; night++)
 			for (let index = 0; index < 10; index++) register(1, {}, newest - night * DAY - index * 50);
-		register(3);
-		listsIn((stored) => stored);
-		const { emitted, expected } = await activateThenPoll(() => register(1));
-		expect(emitted).toEqual(expected);
+		await expectTheLiveOneInTheOrderStored();
 	});
 
 	test('Fetch Test Event over the first list, in the order stored, shows the newest registration', async () => {
