@@ -132,28 +132,28 @@ export class ListPass {
 		this.pageOne.push(answer);
 		const [first] = this.pageOne;
 		if (answer === first) return this.reached(answer.identities.length, answer);
-		const { shared, start, shrank } = placement(first, answer);
-		const grew = (answer.total ?? 0) - (first.total ?? 0);
+		const { shared, start, grew, lacked } = placement(first, answer);
 		if (shared < 0) {
-			if (shrank || window.limit < PAGE_SIZE || (grew > 0 && grew >= answer.identities.length)) return 'over';
+			if (grew < 0 || window.limit < PAGE_SIZE || (grew > 0 && grew >= answer.identities.length)) return 'over';
 			// Page 1 is read on in windows smaller than a page of PAGE_SIZE.
 			habits.largePagesLeaveOutNewest = true;
 			return 'back';
 		}
 		if (start > 0) habits.largePagesLeaveOutNewest = true;
-		const guessed = start > 0 && this.lacked !== this.lackedBefore;
+		const guessed = start > 0 && lacked !== this.lackedBefore;
 		return { ...this.reached(start + answer.identities.length, answer), guessed };
 	}
 }
 
 /**
  * Where a later answer to page 1 stands against the first: the first record they share, where it starts (past the
- * records it lacks, the first showed before that one, unless the list shrank), and those it lacks.
+ * records it lacks, the first showed before that one, unless the list shrank), those it lacks, and how much the total
+ * grew between them.
  */
-function placement(first: Answer, answer: Answer): { shared: number; start: number; shrank: boolean; lacked?: string } {
+function placement(first: Answer, answer: Answer): { shared: number; start: number; grew: number; lacked?: string } {
 	const shared = first.identities.findIndex((identity) => answer.identities.includes(identity));
-	const shrank = (answer.total ?? 0) < (first.total ?? 0);
+	const grew = (answer.total ?? 0) - (first.total ?? 0);
 	const leftOut = shared < 0 ? 0 : shared - answer.identities.indexOf(first.identities[shared]);
-	if (leftOut <= 0 || shrank) return { shared, start: 0, shrank };
-	return { shared, start: leftOut, shrank, lacked: first.identities.slice(0, shared).join('\n') };
+	if (leftOut <= 0 || grew < 0) return { shared, start: 0, grew };
+	return { shared, start: leftOut, grew, lacked: first.identities.slice(0, shared).join('\n') };
 }
