@@ -100,13 +100,9 @@ export class LearnedPace {
 		this.calm = startsCalm;
 	}
 
-	/**
-	 * What the runs after this one may take the service for: calm where it took CAUTIOUS_START requests (or the run
-	 * started calm) and refused none; not where it refused one; undefined while the run has shown neither.
-	 */
-	get showsCalm(): boolean | undefined {
-		if (this.latest !== undefined) return false;
-		return this.calm || this.answeredInRun >= CAUTIOUS_START ? true : undefined;
+	/** Whether the runs after this one may take the service for calm: it took CAUTIOUS_START requests, and refused none. */
+	get showsCalm(): boolean {
+		return this.latest === undefined && this.answeredInRun >= CAUTIOUS_START;
 	}
 
 	/** The latest refusal of the run. */

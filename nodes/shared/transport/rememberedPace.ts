@@ -26,11 +26,14 @@ export function paceKey(origin: string, token: string): string {
 	return `${origin} ${hash.toString(16)}`;
 }
 
-export function remembersCalm(service: string): boolean {
-	return calmServices.has(service);
+/** Whether the service is remembered as calm; recalled, it is the last in line to be forgotten. */
+export function recallCalm(service: string): boolean {
+	const calm = calmServices.delete(service);
+	if (calm) calmServices.add(service);
+	return calm;
 }
 
-/** Keeps a service as calm (the latest first in line to stay), or forgets it. */
+/** Keeps a service as calm (the last in line to be forgotten), or forgets it. */
 export function rememberCalm(service: string, calm: boolean): void {
 	calmServices.delete(service);
 	if (!calm) return;

@@ -3,7 +3,7 @@ import { sleep } from 'n8n-workflow';
 import { executionScoped } from '../executionScope';
 import type { Patience, Refusal, Ticket } from './learnedPace';
 import { LearnedPace } from './learnedPace';
-import { rememberCalm, remembersCalm } from './rememberedPace';
+import { paceKey, recallCalm, rememberCalm } from './rememberedPace';
 
 /**
  * The run's gate: every request the run sends (pages, lookups, creates, updates, upload addresses) waits here for
@@ -44,13 +44,17 @@ export class ServicePace {
 
 	private wakeAt: number | undefined;
 
+	/** Whether the service is kept as calm (rememberedPace.ts), as far as this run knows: kept once, not at every answer. */
+	private keptCalm: boolean;
+
 	/** `service`: the key its pace is remembered by (rememberedPace.ts). */
 	constructor(
 		retryDelayMs: number,
 		private readonly service: string,
 		private readonly clock: PaceClock = SYSTEM_CLOCK,
 	) {
-		this.learned = new LearnedPace(retryDelayMs, remembersCalm(service));
+		this.keptCalm = recallCalm(service);
+		this.learned = new LearnedPace(retryDelayMs, this.keptCalm);
 	}
 
 	/** The latest refusal of the run. */
@@ -85,12 +89,19 @@ export class ServicePace {
 	/** The service took a request (any answer but a refusal). */
 	answered(ticket: Ticket): void {
 		this.learned.answered(ticket, this.clock.now());
+		if (!this.keptCalm && this.learned.showsCalm) {
+			rememberCalm(this.service, true);
+			this.keptCalm = true;
+		}
 		this.free();
 	}
 
-	/** The service refused a request, for its rate (429) or as unavailable (503). */
+	/** The service refused a request, for its rate (429) or as unavailable (503): it is no longer kept as calm. */
 	refused(ticket: Ticket, refusal: Refusal): void {
 		this.learned.refused(ticket, refusal, this.clock.now());
+		// Forgotten whatever this run kept: another run may have kept it meanwhile.
+		rememberCalm(this.service, false);
+		this.keptCalm = false;
 		this.free();
 	}
 
@@ -100,8 +111,6 @@ export class ServicePace {
 	}
 
 	private free(): void {
-		const calm = this.learned.showsCalm;
-		if (calm !== undefined) rememberCalm(this.service, calm);
 		this.inFlight -= 1;
 		this.dispatch();
 	}
@@ -172,7 +181,7 @@ export async function untilStop(done: Promise<unknown>, stop: AbortSignal | unde
 
 const paces = executionScoped<ServicePace>();
 
-/** The run's pace; made by its first request, with that request's Retry Wait and service. */
-export function servicePace(run: object, retryDelayMs: number, service: string): ServicePace {
-	return paces.of(run, () => new ServicePace(retryDelayMs, service));
+/** The run's pace; made by its first request, with that request's Retry Wait, for the service at `origin` and `token`. */
+export function servicePace(run: object, retryDelayMs: number, origin: string, token: string): ServicePace {
+	return paces.of(run, () => new ServicePace(retryDelayMs, paceKey(origin, token)));
 }

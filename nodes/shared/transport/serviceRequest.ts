@@ -8,7 +8,6 @@ import type { AttemptResult } from './send';
 import { sendAttempt } from './send';
 import type { Ticket } from './learnedPace';
 import type { ServicePace } from './servicePace';
-import { paceKey } from './rememberedPace';
 import { servicePace, untilStop } from './servicePace';
 import type { ServiceContext } from './session';
 import { cancelSignal, serviceSession, serviceUrl } from './session';
@@ -93,7 +92,7 @@ export async function serviceRequest(
 	};
 	const stopped = (problem: string) => fail(`The execution was stopped ${problem}; the request was not repeated`);
 
-	const pace = servicePace(this, policy.retryDelayMs, paceKey(origin, session.token));
+	const pace = servicePace(this, policy.retryDelayMs, origin, session.token);
 	// While the service refuses, a request may wait as long as its attempts could have taken, from its first one.
 	const patienceMs = (policy.maxRetries + 1) * policy.timeoutMs;
 	const since = Date.now();
