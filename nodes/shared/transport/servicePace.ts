@@ -9,8 +9,9 @@ import { paceKey, recallCalm, rememberCalm } from './rememberedPace';
  * The run's gate: every request the run sends (pages, lookups, creates, updates, upload addresses) waits here for
  * its turn, in the order of its first attempt, until the pace the run has learned (learnedPace.ts) lets it go out, or
  * Stop comes, or it has waited through refusals as long as it may. Answers and refusals are told to the pace here.
- * Whether the service refused is kept for the runs after it in this n8n process (rememberedPace.ts); another worker,
- * or a restart, starts cautiously.
+ * Runs that overlap in this n8n process share the gate of their service: ten executions a worker runs at once learn
+ * one pace, not ten, each pushing the service into refusals. Whether the service refused is kept for the runs after it
+ * in this n8n process (rememberedPace.ts); another worker, or a restart, starts cautiously.
  */
 
 /** The longest the pace sleeps at once: a wake further off is slept towards in steps, and given up when nobody waits. */
@@ -55,6 +56,11 @@ export class ServicePace {
 	) {
 		this.keptCalm = recallCalm(service);
 		this.learned = new LearnedPace(retryDelayMs, this.keptCalm);
+	}
+
+	/** Whether no request waits here or is in flight: a run that starts now starts a pace of its own. */
+	get idle(): boolean {
+		return this.inFlight === 0 && this.queue.length === 0;
 	}
 
 	/** The latest refusal of the run. */
@@ -181,7 +187,24 @@ export async function untilStop(done: Promise<unknown>, stop: AbortSignal | unde
 
 const paces = executionScoped<ServicePace>();
 
-/** The run's pace; made by its first request, with that request's Retry Wait, for the service at `origin` and `token`. */
+/**
+ * The paces in use in this n8n process, by service. Bounded by the services being sent to at once: an idle pace is
+ * dropped when the next run looks for one. A run keeps the pace it found for all of its requests, also once it idles.
+ */
+const pacesInUse = new Map<string, ServicePace>();
+
+/**
+ * The run's pace, found by its first request: the pace of the runs still sending to the service at `origin` with
+ * `token`, or a new one with that request's Retry Wait.
+ */
 export function servicePace(run: object, retryDelayMs: number, origin: string, token: string): ServicePace {
-	return paces.of(run, () => new ServicePace(retryDelayMs, paceKey(origin, token)));
+	return paces.of(run, () => {
+		for (const [service, pace] of pacesInUse) if (pace.idle) pacesInUse.delete(service);
+		const service = paceKey(origin, token);
+		const inUse = pacesInUse.get(service);
+		if (inUse !== undefined) return inUse;
+		const pace = new ServicePace(retryDelayMs, service);
+		pacesInUse.set(service, pace);
+		return pace;
+	});
 }
