@@ -14,14 +14,13 @@ const calmServices = new Set<string>();
 
 /**
  * A service as its rate limit may see it: its origin and whose token (a shop's limit need not be another's). The
- * token goes in only as a short fingerprint.
+ * token goes in only as a fingerprint, long enough that two shops' tokens do not meet by chance.
  */
 export function paceKey(origin: string, token: string): string {
-	// FNV-1a: a fingerprint, not a secret's protection — the set never leaves the process.
-	let hash = 0x811c9dc5;
+	// FNV-1a, 64 bits: a fingerprint, not a secret's protection — the key never leaves the process.
+	let hash = 0xcbf29ce484222325n;
 	for (let index = 0; index < token.length; index++) {
-		hash ^= token.charCodeAt(index);
-		hash = Math.imul(hash, 0x01000193) >>> 0;
+		hash = ((hash ^ BigInt(token.charCodeAt(index))) * 0x100000001b3n) & 0xffffffffffffffffn;
 	}
 	return `${origin} ${hash.toString(16)}`;
 }

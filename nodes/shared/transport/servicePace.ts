@@ -4,18 +4,24 @@ import { executionScoped } from '../executionScope';
 import type { Patience, Refusal, Ticket } from './learnedPace';
 import { LearnedPace } from './learnedPace';
 import { paceKey, recallCalm, rememberCalm } from './rememberedPace';
+import type { RequestPolicy } from './serviceRequest';
 
 /**
  * The run's gate: every request the run sends (pages, lookups, creates, updates, upload addresses) waits here for
  * its turn, in the order of its first attempt, until the pace the run has learned (learnedPace.ts) lets it go out, or
  * Stop comes, or it has waited through refusals as long as it may. Answers and refusals are told to the pace here.
- * Runs that overlap in this n8n process share the gate of their service: ten executions a worker runs at once learn
- * one pace, not ten, each pushing the service into refusals. Whether the service refused is kept for the runs after it
- * in this n8n process (rememberedPace.ts); another worker, or a restart, starts cautiously.
+ * Runs in this n8n process share the gate of their service (servicePace below): ten executions a worker runs at once
+ * learn one pace, not ten, each pushing the service into refusals. Whether the service refused is kept for the runs
+ * after it in this n8n process (rememberedPace.ts); another worker, or a restart, starts cautiously.
  */
 
 /** The longest the pace sleeps at once: a wake further off is slept towards in steps, and given up when nobody waits. */
 const LONGEST_SLEEP_MS = 1000;
+/**
+ * How long runs that start may join a pace: the longest pause a service may ask for (60 s, learnedPace.ts). A rate
+ * learned while the service was busy then holds a new run back no longer than the service itself could have.
+ */
+const JOINED_FOR_MS = 60_000;
 
 /** Why a request got no ticket: Stop, or it waited through refusals as long as it may. */
 export type NoTicket = 'stopped' | 'outwaited';
@@ -48,19 +54,18 @@ export class ServicePace {
 	/** Whether the service is kept as calm (rememberedPace.ts), as far as this run knows: kept once, not at every answer. */
 	private keptCalm: boolean;
 
+	/** When the pace started (the clock's ms): runs join it for JOINED_FOR_MS. */
+	readonly startedAt: number;
+
 	/** `service`: the key its pace is remembered by (rememberedPace.ts). */
 	constructor(
 		retryDelayMs: number,
 		private readonly service: string,
 		private readonly clock: PaceClock = SYSTEM_CLOCK,
 	) {
+		this.startedAt = clock.now();
 		this.keptCalm = recallCalm(service);
 		this.learned = new LearnedPace(retryDelayMs, this.keptCalm);
-	}
-
-	/** Whether no request waits here or is in flight: a run that starts now starts a pace of its own. */
-	get idle(): boolean {
-		return this.inFlight === 0 && this.queue.length === 0;
 	}
 
 	/** The latest refusal of the run. */
@@ -187,24 +192,25 @@ export async function untilStop(done: Promise<unknown>, stop: AbortSignal | unde
 
 const paces = executionScoped<ServicePace>();
 
-/**
- * The paces in use in this n8n process, by service. Bounded by the services being sent to at once: an idle pace is
- * dropped when the next run looks for one. A run keeps the pace it found for all of its requests, also once it idles.
- */
-const pacesInUse = new Map<string, ServicePace>();
+/** The paces runs may join, by service and Options; bounded by those started in the last JOINED_FOR_MS. */
+const joinable = new Map<string, ServicePace>();
 
 /**
- * The run's pace, found by its first request: the pace of the runs still sending to the service at `origin` with
- * `token`, or a new one with that request's Retry Wait.
+ * The run's pace, found by its first request (with its item's Options). Runs that send to the same service (origin
+ * and token) with the same Options (Retries, Timeout, Retry Wait: what decides how long a request waits, and the pause
+ * after a refusal) share one: the pace started for them in the last minute, or a new one. A run keeps the pace it
+ * found for all its requests.
  */
-export function servicePace(run: object, retryDelayMs: number, origin: string, token: string): ServicePace {
+export function servicePace(run: object, policy: RequestPolicy, origin: string, token: string): ServicePace {
 	return paces.of(run, () => {
-		for (const [service, pace] of pacesInUse) if (pace.idle) pacesInUse.delete(service);
+		const now = SYSTEM_CLOCK.now();
+		for (const [key, pace] of joinable) if (now - pace.startedAt >= JOINED_FOR_MS) joinable.delete(key);
 		const service = paceKey(origin, token);
-		const inUse = pacesInUse.get(service);
-		if (inUse !== undefined) return inUse;
-		const pace = new ServicePace(retryDelayMs, service);
-		pacesInUse.set(service, pace);
+		const key = `${service} ${policy.maxRetries} ${policy.timeoutMs} ${policy.retryDelayMs}`;
+		const found = joinable.get(key);
+		if (found !== undefined) return found;
+		const pace = new ServicePace(policy.retryDelayMs, service);
+		joinable.set(key, pace);
 		return pace;
 	});
 }

@@ -92,7 +92,7 @@ export async function serviceRequest(
 	};
 	const stopped = (problem: string) => fail(`The execution was stopped ${problem}; the request was not repeated`);
 
-	const pace = servicePace(this, policy.retryDelayMs, origin, session.token);
+	const pace = servicePace(this, policy, origin, session.token);
 	// While the service refuses, a request may wait as long as its attempts could have taken, from its first one.
 	const patienceMs = (policy.maxRetries + 1) * policy.timeoutMs;
 	const since = Date.now();
