@@ -4,19 +4,20 @@ import { CREDENTIAL, readExamples } from '../examples.cts';
 import type { ServerProcess } from '../instance.cts';
 import { freePort, N8N_LINES, packPackage, RealN8n } from '../instance.cts';
 import type { Run } from './phases.cts';
-import { changeStatusOnWorkers, crash, load, pollOnTheMain, uploadAcrossWorkers } from './phases.cts';
+import { changeStatusOnWorkers, crash, load, pollOnTheMain, rateLimited, uploadAcrossWorkers } from './phases.cts';
 import { keepLogs, killByPid, LOGS, startPostgres, startRedis, stopAll, stoppers } from './processes.cts';
 import { HEADER_CREDENTIAL, POLL_EXAMPLE, queueWorkflows } from './workflows.cts';
 
 /**
  * `npm run test:queue`: the package in n8n's queue mode, as big shops run it — Redis, PostgreSQL, a main that takes
  * the webhooks and two workers (`--concurrency=10`) on this machine, each line of N8N_LINES — what happens when a
- * worker dies with creates on the wire, and the poll trigger while the main restarts. Every part listens on 127.0.0.1
- * only and is stopped by its PID at the end, also on failure. Not part of CI: it starts real servers and takes
- * minutes. With --write-docs (and every phase run) each line's output replaces that line's in docs/scale.md.
+ * worker dies with creates on the wire, many executions against a service's rate limit, and the poll trigger while the
+ * main restarts. Every part listens on 127.0.0.1 only and is stopped by its PID at the end, also on failure. Not part
+ * of CI: it starts real servers and takes minutes. With --write-docs (and every phase run) each line's output replaces
+ * that line's in docs/scale.md.
  */
 
-const ALL_PHASES = ['load', 'status', 'crash', 'upload', 'poll'];
+const ALL_PHASES = ['load', 'limited', 'status', 'crash', 'upload', 'poll'];
 /** The phases to run (all unless QUEUE_PHASES names some, e.g. "load,crash"). */
 const PHASES = process.env.QUEUE_PHASES?.split(',') ?? ALL_PHASES;
 
@@ -123,6 +124,7 @@ async function queueLine(version: string, tarball: string): Promise<LineReport> 
 	};
 
 	if (PHASES.includes('load')) await load(run);
+	if (PHASES.includes('limited')) await rateLimited(run);
 	if (PHASES.includes('status')) await changeStatusOnWorkers(run);
 	if (PHASES.includes('crash')) for (const ifExists of ['skip', 'create'] as const) await crash(run, ifExists);
 	if (PHASES.includes('upload')) await uploadAcrossWorkers(run);

@@ -15,6 +15,15 @@ const WARM_UP_CALLS = 100;
 /** The load calls of each case are sent in this many rounds, the cases taking turns, so that no case always goes first. */
 const LOAD_ROUNDS = 4;
 const CRASH_CALLS = 300;
+/**
+ * The rate-limited case: a form's submissions arriving together, against the service's limit when pushed. As many in
+ * flight as the load case: with 300 at once n8n's main runs out of database connections and answers 503 itself.
+ */
+const LIMITED_CALLS = 300;
+const LIMITED_RATE = { perSecond: 5, burst: 5, retryAfter: true };
+/** What the rate-limited case must show: refused requests per request served, and the share of the service's rate. */
+const MAX_REFUSED_PER_SERVED = 0.5;
+const MIN_SHARE_OF_RATE = 0.9;
 /** n8n 1.x re-runs a stalled job 60–90 s after its worker died; 2.x gives up on it. Counting waits past both. */
 const AFTER_CRASH_WAIT_MS = Number(process.env.QUEUE_CRASH_WAIT_MS ?? 180_000);
 /**
@@ -147,6 +156,51 @@ export async function load(run: Run): Promise<void> {
 		ours >= withCredential,
 		`load: this node ${ours.toFixed(1)}/s, below the HTTP Request node's ${withCredential.toFixed(1)}/s`,
 	);
+}
+
+/**
+ * 300 webhook calls, 50 in flight, each an execution that creates one registration (plain Create, answered when it
+ * finishes), against a service that allows 5 requests a second: nothing lost, nothing twice, the requests it took a
+ * second within 10% of its rate, at most 0.5 requests refused per request served (the executions a worker runs at
+ * once learn one pace).
+ */
+export async function rateLimited(run: Run): Promise<void> {
+	const { n8n, sandbox, say, check } = run;
+	sandbox.reset();
+	sandbox.limitRate(LIMITED_RATE);
+	try {
+		const before = lastExecutionId(run.postgresPort);
+		const statuses = await fire(
+			webhookUrl(n8n, 'register-plain-answered'),
+			LIMITED_CALLS,
+			IN_FLIGHT,
+			callBody('limited'),
+			600_000,
+		);
+		const executions = await settledExecutions(run.postgresPort, 'queuePlainAnswered', before, LIMITED_CALLS);
+		const { distinct, twice } = tally(sandbox);
+		const refused = sandbox.refusals!.refused;
+		const served = sandbox.requests.length - refused;
+		// As the service saw it, from the first request it received to the last it took: n8n 2.x answers a webhook 404
+		// for a while after it starts, which is no part of the pace.
+		const receivedAt = sandbox.requests.map((request) => request.receivedAt);
+		const takenAt = sandbox.requests.filter((request) => !request.refused).map((request) => request.receivedAt);
+		const rate = served / ((Math.max(...takenAt) - Math.min(...receivedAt)) / 1000);
+		say(
+			`rate limit of ${LIMITED_RATE.perSecond} requests/s, ${LIMITED_CALLS} calls (${IN_FLIGHT} in flight), each a Create: calls answered ${countEach(statuses)}, ${sandbox.state.registrations.size} registrations (${distinct} distinct, ${twice} twice), ${rate.toFixed(2)} requests taken a second, ${refused} requests refused for ${served} served (${(refused / served).toFixed(2)} per request served), executions ${summarize(executions)}`,
+		);
+		check(
+			distinct === LIMITED_CALLS && twice === 0 && sandbox.state.registrations.size === LIMITED_CALLS,
+			`rate limit: ${sandbox.state.registrations.size} registrations, ${distinct} distinct, ${twice} twice`,
+		);
+		check(refused <= MAX_REFUSED_PER_SERVED * served, `rate limit: ${refused} refused for ${served} served`);
+		check(
+			rate >= MIN_SHARE_OF_RATE * LIMITED_RATE.perSecond,
+			`rate limit: ${rate.toFixed(2)} requests taken a second, below ${MIN_SHARE_OF_RATE} × the service's ${LIMITED_RATE.perSecond}/s`,
+		);
+	} finally {
+		sandbox.limitRate(undefined);
+	}
 }
 
 /** A 5,000-item Change Status, started by a webhook call so that a worker runs it. */
