@@ -6,15 +6,29 @@ export function itemsNode(name: string, jsCode: string): ChainedNode {
 	return { name, type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode } };
 }
 
+/** The start of a workflow run with `n8n execute`. */
+const MANUAL_START: ChainedNode = { name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} };
+
 /**
- * A workflow to import into a real n8n and run with `n8n execute`: a Manual Trigger named "Start", then `nodes`, each
- * connected to the one before it.
+ * The start of a workflow that a running n8n runs as a production execution, as a shop's workflows are run: a POST to
+ * /webhook/<path>, answered (with no data) once the last node has finished. The workflow must be activated.
  */
-export function chainedWorkflow(id: string, nodes: ChainedNode[]) {
-	const all: ChainedNode[] = [
-		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} },
-		...nodes,
-	];
+export function webhookStart(path: string, webhookId: string): ChainedNode {
+	return {
+		name: 'Start',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId,
+		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
+	};
+}
+
+/**
+ * A workflow to import into a real n8n: `start` (a Manual Trigger named "Start", for `n8n execute`, unless given),
+ * then `nodes`, each connected to the one before it.
+ */
+export function chainedWorkflow(id: string, nodes: ChainedNode[], start = MANUAL_START) {
+	const all: ChainedNode[] = [start, ...nodes];
 	const connections: Record<string, unknown> = {};
 	all.slice(0, -1).forEach((node, index) => {
 		connections[node.name] = { main: [[{ node: all[index + 1].name, type: 'main', index: 0 }]] };

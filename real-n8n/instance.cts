@@ -320,12 +320,14 @@ export class RealN8n {
 	}
 
 	/**
-	 * The finished executions of a workflow, newest first, each with its run data, read through the editor's REST
-	 * API (the run data is stored in flatted form).
+	 * The finished executions of a workflow, newest first (at most `limit`), each with its run data, read through the
+	 * editor's REST API (the run data is stored in flatted form).
 	 */
-	async executionsOf(workflowId: string, cookie: string): Promise<StoredExecution[]> {
+	async executionsOf(workflowId: string, cookie: string, limit = 100): Promise<StoredExecution[]> {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-		const answer = await fetch(`${this.baseUrl}/rest/executions?filter=${filter}&limit=100`, { headers: { cookie } });
+		const answer = await fetch(`${this.baseUrl}/rest/executions?filter=${filter}&limit=${limit}`, {
+			headers: { cookie },
+		});
 		const list = (await answer.json()) as { data?: { results: Array<{ id: string }> } };
 		if (list.data === undefined)
 			throw new Error(`n8n's executions list answered ${answer.status}: ${JSON.stringify(list).slice(0, 300)}`);

@@ -7,17 +7,20 @@ import { startSandbox } from '../cases.cts';
 import { writeDocsSection, writesDocs } from '../../scripts/docsSection.cts';
 import type { SandboxSetup } from '../sandboxProcess.cts';
 
-import { chainedWorkflow, itemsNode } from '../../real-n8n/chainedWorkflow.cts';
+import { chainedWorkflow, itemsNode, webhookStart } from '../../real-n8n/chainedWorkflow.cts';
 import { cpuWhileRunning } from './cpuProfile.cts';
 import { CREDENTIAL } from '../../real-n8n/examples.cts';
-import { N8N_LINES, packPackage, RealN8n } from '../../real-n8n/instance.cts';
+import type { ExecutionData } from '../../real-n8n/instance.cts';
+import { N8N_LINES, packPackage, RealN8n, waitFor } from '../../real-n8n/instance.cts';
+import { postToWebhook } from '../../real-n8n/queue/calls.cts';
 
 /**
  * `npm run bench:n8n [-- --runs N] [-- --only <case>] [-- --json] [-- --write-docs]`: this node beside n8n's HTTP Request node doing
  * the same calls (or beside another setup of this node), inside a real n8n of each line (the package installed as
  * n8n's community-package installer does), against the sandbox in a process of its own with 20 ms added to every
  * request. A Code node makes the items; the figure is each node's own run time as n8n reports it (`executionTime`),
- * the median of N runs (default 3), both measured alternately in the same n8n. With --write-docs (and every case run)
+ * the median of N runs (default 3), both measured alternately in the same n8n, running as it does for a shop (see
+ * benchLine); this node's first run is shown too. With --write-docs (and every case run)
  * the table replaces that of the same n8n lines in docs/performance.md. Not part of CI.
  */
 
@@ -145,7 +148,7 @@ const CASES: BenchCase[] = [
 			'registrations',
 			"={{ JSON.stringify({ registrations: [{ productName: $json['Product Name'], customerEmail: $json.Email }] }) }}",
 		),
-		target: { maxRatio: 1.0, text: '≤ 1.0× the HTTP Request node' },
+		target: { maxRatio: 0.1, text: '≤ 0.1× the HTTP Request node' },
 	},
 	{
 		id: 'create-map-automatically',
@@ -193,10 +196,6 @@ const CASES: BenchCase[] = [
 	},
 ];
 
-/** The Code node that makes the items, then the node under test. */
-const workflow = (id: string, items: string, underTest: Record<string, unknown>) =>
-	chainedWorkflow(id, [itemsNode('Items', items), { name: UNDER_TEST, ...underTest }]);
-
 function nodeUnderTest(side: Side, service: Service): Record<string, unknown> {
 	const parameters = typeof side.parameters === 'function' ? side.parameters(service) : side.parameters;
 	return side.node === 'productRegistration'
@@ -228,69 +227,85 @@ interface Row {
 	met: boolean;
 }
 
+/** What one run of a side gave: n8n's own run time of the node, its CPU if profiled, and what went wrong. */
+interface RunResult {
+	ms: number;
+	cpuMs?: number;
+	error?: string;
+}
+
+/** The node under test's run in an execution's data: its time, and an error if it did not give every item. */
+function resultOf(runData: ExecutionData['data'] | undefined, itemCount: number, fallback: string): RunResult {
+	const taskData = runData?.resultData.runData[UNDER_TEST]?.[0];
+	const itemsOut = taskData?.data?.main?.[0]?.length ?? 0;
+	const error = runData?.resultData.error?.message ?? (taskData ? undefined : fallback);
+	return {
+		ms: taskData?.executionTime ?? NaN,
+		error: error ?? (itemsOut === itemCount ? undefined : `${itemsOut} items out`),
+	};
+}
+
+/**
+ * The cases that measure time run as production executions of a started n8n (a POST to the workflow's webhook), as a
+ * shop's workflows run: in one long-lived process, so a run finds what the runs before it left there (the pace of a
+ * service that never refused, transport/rememberedPace.ts). The first of a case's runs is the first of that workflow
+ * since n8n started. A case that measures CPU runs each time in a process of its own (`n8n execute`), whose profile
+ * is written as it ends.
+ */
 async function benchLine(version: string, tarball: string, cases: BenchCase[], runs: number): Promise<Row[]> {
 	const sandbox = await startSandbox({ latencyMs: LATENCY_MS });
 	const n8n = await RealN8n.create(version);
 	const service = { baseUrl: sandbox.baseUrl, token: sandbox.token };
+	const profiled = (bench: BenchCase) => bench.target.maxCpuMsPerItem !== undefined;
+	// n8n workflow ids are at most 16 characters.
+	const workflowId = (bench: BenchCase, kind: string) => `bench${cases.indexOf(bench)}${kind}`.slice(0, 16);
 	const rows: Row[] = [];
 	try {
 		await n8n.installPackage(tarball);
 		await n8n.importCredential({ ...CREDENTIAL, data: { baseUrl: service.baseUrl, accessToken: service.token } });
 		for (const bench of cases) {
-			const row: Row = {
-				line: version,
-				id: bench.id,
-				title: bench.title,
-				nodeMs: [],
-				baseline: bench.baseline?.label,
-				baselineMs: [],
-				nodeCpuMs: [],
-				nodeRequests: 0,
-				baselineRequests: 0,
-				errors: [],
-				target: bench.target.text,
-				result: '',
-				met: false,
-			};
-			const sides = [
-				{ kind: 'node', side: bench.node },
-				...(bench.baseline ? [{ kind: 'baseline', side: bench.baseline.side }] : []),
-			];
-			// n8n workflow ids are at most 16 characters.
-			const workflowId = (kind: string) => `bench${cases.indexOf(bench)}${kind}`.slice(0, 16);
-			for (const { kind, side } of sides) {
-				await n8n.importWorkflow(workflow(workflowId(kind), bench.items, nodeUnderTest(side, service)));
-			}
-			for (let run = 0; run < runs; run++) {
-				for (const { kind } of sides) {
-					await sandbox.setUp({ reset: true, latencyMs: bench.latencyMs ?? LATENCY_MS, ...bench.seed });
-					const before = await sandbox.requests();
-					const profiled = kind === 'node' && bench.target.maxCpuMsPerItem !== undefined;
-					const profileFolder = profiled ? mkdtempSync(join(tmpdir(), 'bench-n8n-profile-')) : undefined;
-					const result = await n8n.execute(workflowId(kind), {
-						timeoutMs: 600_000,
-						nodeOptions: profileFolder ? `--cpu-prof --cpu-prof-dir=${profileFolder}` : undefined,
-					});
-					if (profileFolder) {
-						row.nodeCpuMs.push(cpuWhileRunning(profileFolder, RUN_ITEMS).cpuMs);
-						rmSync(profileFolder, { recursive: true, force: true });
-					}
-					const requests = (await sandbox.requests()) - before;
-					const taskData = result.data?.data.resultData.runData[UNDER_TEST]?.[0];
-					const error =
-						result.data?.data.resultData.error?.message ?? (taskData ? undefined : result.output.stdout.slice(-300));
-					const itemsOut = taskData?.data?.main?.[0]?.length ?? 0;
-					if (error || itemsOut !== bench.itemCount) row.errors.push(`${kind}: ${error ?? `${itemsOut} items out`}`);
-					(kind === 'node' ? row.nodeMs : row.baselineMs).push(taskData?.executionTime ?? NaN);
-					if (kind === 'node') row.nodeRequests = requests;
-					else row.baselineRequests = requests;
+			for (const { kind, side } of sidesOf(bench)) {
+				const id = workflowId(bench, kind);
+				const nodes = [itemsNode('Items', bench.items), { name: UNDER_TEST, ...nodeUnderTest(side, service) }];
+				if (profiled(bench)) {
+					await n8n.importWorkflow(chainedWorkflow(id, nodes));
+				} else {
+					await n8n.importWorkflow(chainedWorkflow(id, nodes, webhookStart(id, webhookIdOf(id))));
+					await n8n.activate(id);
 				}
 			}
-			judge(row, bench);
-			rows.push(row);
-			console.error(
-				`  ${version} ${bench.id}: node ${row.nodeMs.join('/')} ms${row.nodeCpuMs.length ? ` (CPU ${row.nodeCpuMs.map(Math.round).join('/')} ms)` : ''}, ${row.baseline ?? 'no baseline'} ${row.baselineMs.join('/') || '—'} ms → ${row.result} ${row.met ? 'met' : 'MISSED'}${row.errors.length ? ` (${row.errors.join('; ')})` : ''}`,
-			);
+		}
+		const executeInItsOwnProcess = async (bench: BenchCase, kind: string): Promise<RunResult> => {
+			const profileFolder = mkdtempSync(join(tmpdir(), 'bench-n8n-profile-'));
+			try {
+				const result = await n8n.execute(workflowId(bench, kind), {
+					timeoutMs: 600_000,
+					nodeOptions: `--cpu-prof --cpu-prof-dir=${profileFolder}`,
+				});
+				const cpuMs = cpuWhileRunning(profileFolder, RUN_ITEMS).cpuMs;
+				return { ...resultOf(result.data?.data, bench.itemCount, result.output.stdout.slice(-300)), cpuMs };
+			} finally {
+				rmSync(profileFolder, { recursive: true, force: true });
+			}
+		};
+		for (const bench of cases.filter(profiled)) rows.push(await benchCase(bench, executeInItsOwnProcess));
+
+		const timed = cases.filter((bench) => !profiled(bench));
+		if (timed.length > 0) {
+			await n8n.start();
+			const cookie = await n8n.ownerSession();
+			const executeOnTheServer = async (bench: BenchCase, kind: string): Promise<RunResult> => {
+				const id = workflowId(bench, kind);
+				const [before] = await n8n.executionsOf(id, cookie, 1);
+				const answer = await postToWebhook(`${n8n.baseUrl}/webhook/${id}`, { signal: AbortSignal.timeout(600_000) });
+				const answered = `the webhook answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`;
+				const execution = await waitFor(`the execution of ${id}`, async () => {
+					const [latest] = await n8n.executionsOf(id, cookie, 1);
+					return latest && latest.id !== before?.id && !['new', 'running'].includes(latest.status) ? latest : undefined;
+				});
+				return resultOf(execution.data, bench.itemCount, answered);
+			};
+			for (const bench of timed) rows.push(await benchCase(bench, executeOnTheServer));
 		}
 	} finally {
 		await n8n.stop();
@@ -298,6 +313,57 @@ async function benchLine(version: string, tarball: string, cases: BenchCase[], r
 		n8n.cleanUp();
 	}
 	return rows;
+
+	/** A case's runs, both sides alternately, each against a sandbox set up afresh. */
+	async function benchCase(
+		bench: BenchCase,
+		runOnce: (bench: BenchCase, kind: string) => Promise<RunResult>,
+	): Promise<Row> {
+		const row: Row = {
+			line: version,
+			id: bench.id,
+			title: bench.title,
+			nodeMs: [],
+			baseline: bench.baseline?.label,
+			baselineMs: [],
+			nodeCpuMs: [],
+			nodeRequests: 0,
+			baselineRequests: 0,
+			errors: [],
+			target: bench.target.text,
+			result: '',
+			met: false,
+		};
+		for (let run = 0; run < runs; run++) {
+			for (const { kind } of sidesOf(bench)) {
+				await sandbox.setUp({ reset: true, latencyMs: bench.latencyMs ?? LATENCY_MS, ...bench.seed });
+				const before = await sandbox.requests();
+				const result = await runOnce(bench, kind);
+				const requests = (await sandbox.requests()) - before;
+				if (result.error) row.errors.push(`${kind}: ${result.error}`);
+				if (result.cpuMs !== undefined) row.nodeCpuMs.push(result.cpuMs);
+				(kind === 'node' ? row.nodeMs : row.baselineMs).push(result.ms);
+				if (kind === 'node') row.nodeRequests = requests;
+				else row.baselineRequests = requests;
+			}
+		}
+		judge(row, bench);
+		console.error(
+			`  ${version} ${bench.id}: node ${row.nodeMs.join('/')} ms${row.nodeCpuMs.length ? ` (CPU ${row.nodeCpuMs.map(Math.round).join('/')} ms)` : ''}, ${row.baseline ?? 'no baseline'} ${row.baselineMs.join('/') || '—'} ms → ${row.result} ${row.met ? 'met' : 'MISSED'}${row.errors.length ? ` (${row.errors.join('; ')})` : ''}`,
+		);
+		return row;
+	}
+}
+
+const sidesOf = (bench: BenchCase) => [
+	{ kind: 'node', side: bench.node },
+	...(bench.baseline ? [{ kind: 'baseline', side: bench.baseline.side }] : []),
+];
+
+/** A webhook's id: the workflow's id (at most 16 characters) written as a UUID, as n8n expects. */
+function webhookIdOf(id: string): string {
+	const hex = Buffer.from(id).toString('hex').padStart(32, '0');
+	return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join('-');
 }
 
 /**
@@ -330,15 +396,15 @@ function judge(row: Row, bench: BenchCase): void {
 
 function table(rows: Row[]): string {
 	const lines = [
-		'| n8n | case | this node | compared with | requests (this node / compared) | result | target |',
-		'|---|---|---|---|---|---|---|',
+		'| n8n | case | this node | its first run | compared with | requests (this node / compared) | result | target |',
+		'|---|---|---|---|---|---|---|---|',
 	];
 	for (const row of rows) {
 		const ms = (values: number[]) =>
 			values.length === 0 ? '—' : `${Math.round(median(values)).toLocaleString('en-US')} ms`;
 		const compared = row.baseline ? `${row.baseline}: ${ms(row.baselineMs)}` : '—';
 		lines.push(
-			`| ${row.line} | ${row.title} | ${ms(row.nodeMs)} | ${compared} | ${row.nodeRequests} / ${row.baseline ? row.baselineRequests : '—'} | ${row.result} | ${row.target}: ${row.met ? 'met' : '**missed**'} |`,
+			`| ${row.line} | ${row.title} | ${ms(row.nodeMs)} | ${ms(row.nodeMs.slice(0, 1))} | ${compared} | ${row.nodeRequests} / ${row.baseline ? row.baselineRequests : '—'} | ${row.result} | ${row.target}: ${row.met ? 'met' : '**missed**'} |`,
 		);
 	}
 	return lines.join('\n');
