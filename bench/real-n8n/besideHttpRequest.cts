@@ -248,9 +248,9 @@ function resultOf(runData: ExecutionData['data'] | undefined, itemCount: number,
 /**
  * The cases that measure time run as production executions of a started n8n (a POST to the workflow's webhook), as a
  * shop's workflows run: in one long-lived process, so a run finds what the runs before it left there (the pace of a
- * service that never refused, transport/rememberedPace.ts). The first of a case's runs is the first of that workflow
- * since n8n started. A case that measures CPU runs each time in a process of its own (`n8n execute`), whose profile
- * is written as it ends.
+ * service that never refused, transport/rememberedPace.ts). n8n is started for each case, so the first of its runs is
+ * the first since n8n started. A case that measures CPU runs each time in a process of its own (`n8n execute`), whose
+ * profile is written as it ends.
  */
 async function benchLine(version: string, tarball: string, cases: BenchCase[], runs: number): Promise<Row[]> {
 	const sandbox = await startSandbox({ latencyMs: LATENCY_MS });
@@ -290,8 +290,8 @@ async function benchLine(version: string, tarball: string, cases: BenchCase[], r
 		};
 		for (const bench of cases.filter(profiled)) rows.push(await benchCase(bench, executeInItsOwnProcess));
 
-		const timed = cases.filter((bench) => !profiled(bench));
-		if (timed.length > 0) {
+		// Each timed case in an n8n started for it: its first run is the first since n8n started.
+		for (const bench of cases.filter((timed) => !profiled(timed))) {
 			await n8n.start();
 			const cookie = await n8n.ownerSession();
 			const executeOnTheServer = async (bench: BenchCase, kind: string): Promise<RunResult> => {
@@ -305,7 +305,8 @@ async function benchLine(version: string, tarball: string, cases: BenchCase[], r
 				});
 				return resultOf(execution.data, bench.itemCount, answered);
 			};
-			for (const bench of timed) rows.push(await benchCase(bench, executeOnTheServer));
+			rows.push(await benchCase(bench, executeOnTheServer));
+			await n8n.stop();
 		}
 	} finally {
 		await n8n.stop();
