@@ -190,9 +190,10 @@ const CASES: BenchCase[] = [
 			label: 'plain Create of the same 1,000 rows',
 			side: ours({ resource: 'registration', operation: 'create', dataMode: 'autoMapInputData' }),
 		},
-		// The service holds the 500 registered rows: 5 pages of listing cost less than 200 lookups; one batch per 100
-		// new registrations.
-		target: { maxRatio: 2, requests: 5 + 5, text: '≤ 2× plain Create, 5 pages of listing + 5 batches' },
+		// The service holds the 500 registered rows: listing them costs less than 200 lookups — 7 windows, as the list
+		// reader reads (the small first window, windows of 100 overlapping by one, the one past the end; the engine
+		// bench's rule); one batch per 100 new registrations.
+		target: { maxRatio: 2, requests: 7 + 5, text: '≤ 2× plain Create, 7 windows of listing + 5 batches' },
 	},
 ];
 
@@ -405,7 +406,7 @@ function table(rows: Row[]): string {
 			values.length === 0 ? '—' : `${Math.round(median(values)).toLocaleString('en-US')} ms`;
 		const compared = row.baseline ? `${row.baseline}: ${ms(row.baselineMs)}` : '—';
 		lines.push(
-			`| ${row.line} | ${row.title} | ${ms(row.nodeMs)} | ${ms(row.nodeMs.slice(0, 1))} | ${compared} | ${row.nodeRequests} / ${row.baseline ? row.baselineRequests : '—'} | ${row.result} | ${row.target}: ${row.met ? 'met' : '**missed**'} |`,
+			`| ${row.line} | ${row.title} | ${ms(row.nodeMs)} | ${row.nodeCpuMs.length > 0 ? '—' : ms(row.nodeMs.slice(0, 1))} | ${compared} | ${row.nodeRequests} / ${row.baseline ? row.baselineRequests : '—'} | ${row.result} | ${row.target}: ${row.met ? 'met' : '**missed**'} |`,
 		);
 	}
 	return lines.join('\n');
