@@ -5,7 +5,7 @@ import type { ListRequest } from '../shared/transport/listAnswer';
 import { listHabits } from '../shared/transport/listAnswer';
 import { PagedList } from '../shared/transport/pagedList';
 import { WITHOUT_ITEM } from '../shared/transport/serviceRequest';
-import { newestFirstShown, PollReading, readingDeadline } from './pollReading';
+import { PollReading, readingDeadline } from './pollReading';
 import type { PollState } from './pollState';
 import { carriedOver, pollStart, sinceOf } from './pollState';
 
@@ -14,10 +14,8 @@ import { carriedOver, pollStart, sinceOf } from './pollState';
  * holds what is remembered, and `since`. The rules:
  * 1. New: read, not seen, and made at or after `since` — or, without `createdAt`, any registration not seen.
  * 2. A list an answer shows to be the newest first (ORDER_EVIDENCE in a row in it, none in any answer newer than the
- *    one before by more than the lateness allowed), or a whole read of a list with a total shows to be (the same over
- *    all it read), is read from its start until a window reaches one made before `since` — and on to its end where
- *    its total grew by more than the new registrations read: some were listed elsewhere. Any other, or one whose
- *    order nothing has shown yet, is read whole.
+ *    one before by more than the lateness allowed) is read from its start until a window reaches one made before
+ *    `since`. Any other, or one whose order nothing has shown yet, is read whole.
  * 3. Remembered: what was read at or after the next `since`; without `createdAt`, every registration listed (at most
  *    MAX_REMEMBERED, and said when there are more).
  * 4. A poll cut short by n8n's poll budget emits what is new in what it read and leaves the cursor where it was; the
@@ -62,16 +60,7 @@ async function readAsNeeded(reading: PollReading, state: PollState, activating: 
 		return window.some((record) => (createdAtOf(record) ?? Infinity) < since);
 	};
 	await reading.readOn(reader, (window) => reading.order === 'newestFirst' && reachesSince(window));
-	// Rule 2: a list read only from its start that grew by more than the new registrations read there.
-	const grewElsewhere = () =>
-		!activating &&
-		reading.total !== undefined &&
-		state.total !== undefined &&
-		reading.total - state.total > newIn(reading, state, activating).length;
-	if (!reader.complete && !reading.cutShort && grewElsewhere()) await reading.readOn(reader);
 	reading.wholeList = reader.complete && !goingOn;
-	if (reading.wholeList && reading.order === undefined && reading.total !== undefined)
-		reading.order = newestFirstShown(reading.times) === true ? 'newestFirst' : reading.order;
 	// A list taken for the newest first shows otherwise: read from its start, it was then read on to its end; gone on
 	// where an earlier poll stopped, it is read whole now.
 	if (reading.order === 'other' && state.order === 'newestFirst' && goingOn && !reading.cutShort)
@@ -108,7 +97,6 @@ function stateAfter(
 		list: state.list,
 		...(cursor ?? cursorAfter(reading, state)),
 		order,
-		total: cutShort ? state.total : reading.total,
 		habits: listHabits(reading.run, reading.list.path),
 		goOn: reading.stoppedAt,
 		chainDate: cutShort ? (state.chainDate ?? reading.firstDate) : undefined,
@@ -159,7 +147,7 @@ export async function pollNewRegistrations(
 	// A manual run, or a state about another list, starts as an activation does.
 	const state: PollState = manual || remembered.list !== listKey ? { list: listKey } : remembered;
 	const activating = state.started !== true;
-	// A poll is one run of requests: its own credential read, and the pace it finds (servicePace.ts).
+	// A poll is one run of requests: its own credential read and its own pace, not those of the polls before it.
 	const run = Object.create(this) as IPollFunctions;
 	Object.assign(listHabits(run, list.path), state.habits);
 	const reading = new PollReading(run, list, manual ? undefined : readingDeadline(this), state);

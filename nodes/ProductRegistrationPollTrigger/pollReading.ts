@@ -63,9 +63,6 @@ export class PollReading {
 	/** The list's order, as far as the answers show it (each on its own: records listed meanwhile go between them). */
 	order: PollState['order'];
 
-	/** The list's total as the service last gave it, where it gives one. */
-	total: number | undefined;
-
 	constructor(
 		readonly run: IPollFunctions,
 		readonly list: ListRequest,
@@ -96,7 +93,6 @@ export class PollReading {
 			this.slowestWindowMs = Math.max(this.slowestWindowMs, Date.now() - started);
 			const { records, answeredAt } = reader.lastWindow;
 			this.firstDate ??= answeredAt;
-			this.total = reader.total;
 			for (const record of records) this.keep(record, answeredAt);
 			const shown = this.untimed ? undefined : newestFirstShown(records.map(createdAtOf) as number[]);
 			if (shown !== undefined && this.order !== 'other') this.order = shown ? 'newestFirst' : 'other';

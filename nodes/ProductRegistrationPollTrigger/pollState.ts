@@ -23,8 +23,6 @@ export interface PollState {
 	seen?: Record<string, number>;
 	/** The list's order: the newest first, shown; another, shown; unknown while nothing has shown it. */
 	order?: 'newestFirst' | 'other';
-	/** The list's total as the service gave it at the end of the last complete poll, where it gives one. */
-	total?: number;
 	/** How the service answers lists (pagedList.ts), so that a poll's first request is already the right one. */
 	habits?: ListHabits;
 	/** A poll cut short by n8n's poll budget: where the next goes on, and the `Date` when that chain of polls began. */

@@ -72,24 +72,6 @@ describe('Product Registration Poll Trigger', () => {
 		expect(listRequests()).toHaveLength(1);
 	});
 
-	test('a history of 1,000 made in imports of 10 of one moment, listed the newest first: once the activation has read it whole, a quiet poll costs one request and a new registration comes', async () => {
-		for (let batch = 0; batch < 100; batch++) register(10, { agoMs: HOUR + (100 - batch) * 60_000 });
-		const poller = trigger();
-		await poller.activate();
-		// Polls a minute apart: from the third on, the newest registration is older than a registration may be listed late.
-		for (let poll = 0; poll < 3; poll++) {
-			laterBy(60_000);
-			expect(await poller.poll()).toEqual({ items: [] });
-		}
-		sandbox().requests.length = 0;
-
-		expect(await poller.poll()).toEqual({ items: [] });
-		expect(listRequests().length).toBeLessThanOrEqual(1);
-		const [fresh] = register(1);
-		const { items } = await poller.poll();
-		expect(ids(items)).toEqual([fresh]);
-	});
-
 	test('a new registration comes as it is listed, with its id, fieldData, and its fields also under fields', async () => {
 		const poller = trigger();
 		await poller.activate();
