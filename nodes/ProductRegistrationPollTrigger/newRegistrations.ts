@@ -147,7 +147,7 @@ export async function pollNewRegistrations(
 	// A manual run, or a state about another list, starts as an activation does.
 	const state: PollState = manual || remembered.list !== listKey ? { list: listKey } : remembered;
 	const activating = state.started !== true;
-	// A poll is one run of requests: its own credential read and its own pace, not those of the polls before it.
+	// A poll is one run of requests: its own credential read, and the pace it finds (servicePace.ts).
 	const run = Object.create(this) as IPollFunctions;
 	Object.assign(listHabits(run, list.path), state.habits);
 	const reading = new PollReading(run, list, manual ? undefined : readingDeadline(this), state);

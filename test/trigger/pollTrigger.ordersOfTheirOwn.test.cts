@@ -10,7 +10,8 @@ import type { StoredRegistration } from '../../sandbox/state.cts';
  * The Poll Trigger over lists in orders of their own whose first page runs from the newest registration back, in
  * imports of many registrations of one moment each: a history imported in stored order, a list by form then the
  * newest first. Each is read whole each poll, so a registration listed past page 1 still comes — a rule that took such
- * a page for a list of the newest first (counting a row of one-moment imports as evidence) lost it, silently.
+ * a page for a list of the newest first (counting a row of one-moment imports as evidence) lost it, silently; so did
+ * one that took a whole read of such a list as evidence and watched its total (the last describe).
  */
 
 const { sandbox, credentials } = useSandbox();
@@ -26,6 +27,9 @@ beforeEach(() => {
 type Route = (request: RecordedRequest) => unknown;
 const box = () => sandbox() as unknown as { route?: Route };
 
+/** What the listed answers say for `total` (none: `{ data }` alone). */
+let totalOf: (all: StoredRegistration[]) => number | undefined = (all) => all.length;
+
 /**
  * The service lists registrations in an order of its own (not one the sandbox's dialects offer), paged as the real
  * service pages them: `{ data, total }`, `page` and `limit` honoured, at most 100 an answer.
@@ -40,12 +44,14 @@ function listsIn(order: (storedFirstFirst: StoredRegistration[]) => StoredRegist
 		const data = all
 			.slice((page - 1) * limit, page * limit)
 			.map((registration) => listedRegistration(registration, sandbox().dialect));
-		return { status: 200, body: { data, total: all.length } };
+		const total = totalOf(all);
+		return { status: 200, body: total === undefined ? { data } : { data, total } };
 	};
 }
 
 afterEach(() => {
 	delete box().route;
+	totalOf = (all) => all.length;
 });
 
 /** `count` registrations stored in one request, each for a new customer, made at `createdAt` (now if undefined). */
@@ -61,23 +67,39 @@ function register(count: number, extra: IDataObject = {}, createdAt?: number): s
 }
 
 const idsOf = (items: INodeExecutionData[]) => items.map((item) => String(item.json.id));
-const trigger = () => new PollingTrigger({ event: 'newRegistration' }, credentials());
+const trigger = (parameters: IDataObject = {}) =>
+	new PollingTrigger({ event: 'newRegistration', ...parameters }, credentials());
+const laterBy = (ms: number) => {
+	sandbox().state.clockAheadMs += ms;
+};
 
 /** Activates the trigger, then a minute on makes `fresh` and polls twice: what the polls emit. */
 async function activateThenPoll(fresh: () => string[]) {
 	const poller = trigger();
 	await poller.activate();
-	sandbox().state.clockAheadMs += MINUTE;
+	laterBy(MINUTE);
 	const expected = fresh();
 	const emitted: string[] = [];
 	for (let poll = 0; poll < 2; poll++) {
 		const { items, error } = await poller.poll();
 		if (error) throw error;
 		emitted.push(...idsOf(items));
-		sandbox().state.clockAheadMs += MINUTE;
+		laterBy(MINUTE);
 	}
 	return { emitted, expected };
 }
+
+/** A list by form, then the newest first (those of one moment as stored, the last stored first). */
+const byFormThenNewest = (stored: StoredRegistration[]) =>
+	stored
+		.map((registration, position) => ({ registration, position }))
+		.sort(
+			(a, b) =>
+				String(a.registration.formSlug).localeCompare(String(b.registration.formSlug)) ||
+				Date.parse(b.registration.createdAt) - Date.parse(a.registration.createdAt) ||
+				b.position - a.position,
+		)
+		.map(({ registration }) => registration);
 
 /**
  * Live registrations, each stored after the history and so listed after it in the order stored: the one made after the
@@ -105,16 +127,6 @@ describe('Poll Trigger over lists in orders of their own, their page 1 the newes
 		const newest = Date.now() - 2 * DAY;
 		for (let batch = 0; batch < 15; batch++) register(10, { type: 'a-warranty' }, newest - batch * 60 * MINUTE);
 		register(2, { type: 'b-feedback' });
-		const byFormThenNewest = (stored: StoredRegistration[]) =>
-			stored
-				.map((registration, position) => ({ registration, position }))
-				.sort(
-					(a, b) =>
-						String(a.registration.formSlug).localeCompare(String(b.registration.formSlug)) ||
-						Date.parse(b.registration.createdAt) - Date.parse(a.registration.createdAt) ||
-						b.position - a.position,
-				)
-				.map(({ registration }) => registration);
 		listsIn(byFormThenNewest);
 		const { emitted, expected } = await activateThenPoll(() => register(1, { type: 'b-feedback' }));
 		expect(emitted).toEqual(expected);
@@ -136,5 +148,118 @@ describe('Poll Trigger over lists in orders of their own, their page 1 the newes
 		const [latest] = register(1).slice(-1);
 		listsIn((stored) => stored);
 		expect(idsOf(await trigger().fetchTestEvent())).toEqual([latest]);
+	});
+});
+
+/**
+ * A list by form, then the newest first. Form "a-warranty" (listed first): a history moved from another system in 25
+ * imports of 10 registrations of one moment, an hour apart; form "b-feedback" (listed after it): a few registrations a
+ * month old. No answer of 100 shows 20 in a row, the whole list does (25 moments, then older ones); a new registration
+ * of "b-feedback" is listed past all of "a-warranty", past page 1. Gives the ids of "b-feedback"'s history.
+ */
+function byFormHistory(): string[] {
+	const newest = Date.now() - 2 * 60 * MINUTE;
+	for (let batch = 0; batch < 25; batch++) register(10, { type: 'a-warranty' }, newest - batch * 60 * MINUTE);
+	const old = register(5, { type: 'b-feedback' }, Date.now() - 30 * DAY);
+	listsIn(byFormThenNewest);
+	return old;
+}
+
+/** Polls `times` times a minute apart: what they emitted. */
+async function pollTimes(poller: PollingTrigger, times: number): Promise<string[]> {
+	const emitted: string[] = [];
+	for (let poll = 0; poll < times; poll++) {
+		const { items, error } = await poller.poll();
+		if (error) throw error;
+		emitted.push(...idsOf(items));
+		laterBy(MINUTE);
+	}
+	return emitted;
+}
+
+/** After what `meanwhile` does, polls for five minutes, then one more registration of "b-feedback": what came out. */
+async function emittedAfter(poller: PollingTrigger, meanwhile: () => string[]) {
+	const expected = meanwhile();
+	const emitted = await pollTimes(poller, 5);
+	expected.push(...register(1, { type: 'b-feedback' }));
+	emitted.push(...(await pollTimes(poller, 3)));
+	return { emitted: emitted.sort(), expected: expected.sort() };
+}
+
+/**
+ * Regression (a review of a rule that took such a list for the newest first after one whole read, then watched its
+ * total for registrations listed past page 1): a total cannot show what deletions offset, what an answer without a
+ * total hides, or what is listed at the start while a poll reads on. Read whole, the list loses none.
+ */
+describe('Poll Trigger over a list by form, then the newest first, whose whole list looks the newest first', () => {
+	test('a registration of the second form, made as an old one is deleted, is emitted', async () => {
+		const old = byFormHistory();
+		const poller = trigger();
+		await poller.activate();
+		laterBy(MINUTE);
+		const { emitted, expected } = await emittedAfter(poller, () => {
+			const made = [...register(1, { type: 'b-feedback' }), ...register(1, { type: 'a-warranty' })];
+			sandbox().state.deleteRegistration(old[0]);
+			return made;
+		});
+		expect(emitted).toEqual(expected);
+	});
+
+	test('one quiet poll whose answer has no total loses no registration', async () => {
+		byFormHistory();
+		const poller = trigger();
+		await poller.activate();
+		laterBy(MINUTE);
+		totalOf = () => undefined;
+		expect(await pollTimes(poller, 1)).toEqual([]);
+		totalOf = (all) => all.length;
+		const { emitted, expected } = await emittedAfter(poller, () => [
+			...register(1, { type: 'b-feedback' }),
+			...register(1, { type: 'a-warranty' }),
+		]);
+		expect(emitted).toEqual(expected);
+	});
+
+	test('a registration of the first form made while a poll reads page 2 hides none of the second form', async () => {
+		byFormHistory();
+		const poller = trigger();
+		await poller.activate();
+		laterBy(MINUTE);
+		// An old feedback registration is imported (made 40 days ago); while the next poll reads page 2, a customer
+		// registers in "a-warranty", listed at the start.
+		register(1, { type: 'b-feedback' }, Date.now() - 40 * DAY);
+		const expected: string[] = [];
+		const original = box().route!;
+		let madeWhileRead = false;
+		box().route = (request) => {
+			if (!madeWhileRead && request.path === '/api/registrations' && Number(request.query.page ?? 1) >= 2) {
+				madeWhileRead = true;
+				expected.push(...register(1, { type: 'a-warranty' }));
+			}
+			return original(request);
+		};
+		const emitted = await pollTimes(poller, 1);
+		expect(madeWhileRead).toBe(true);
+		const later = await emittedAfter(poller, () => [
+			...register(1, { type: 'b-feedback' }),
+			...register(1, { type: 'a-warranty' }),
+		]);
+		expect([...emitted, ...later.emitted].sort()).toEqual([...expected, ...later.expected].sort());
+	});
+
+	test('the newest first, one form watched, a total that counts every form: a quiet poll costs one request while another form is busy', async () => {
+		const newest = Date.now() - DAY;
+		for (let index = 0; index < 400; index++) register(1, { type: 'a-warranty' }, newest - index * MINUTE);
+		listsIn((stored) => [...stored].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt)));
+		totalOf = () => sandbox().state.matchingRegistrations({}).length;
+		const poller = trigger({ formSlug: { __rl: true, mode: 'id', value: 'a-warranty' } });
+		await poller.activate();
+		await pollTimes(poller, 2);
+		sandbox().requests.length = 0;
+		for (let poll = 0; poll < 3; poll++) {
+			register(1, { type: 'b-feedback' });
+			expect(await pollTimes(poller, 1)).toEqual([]);
+		}
+		expect(sandbox().requestsTo('GET', '/api/registrations').length).toBeLessThanOrEqual(3);
 	});
 });
