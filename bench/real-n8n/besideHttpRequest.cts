@@ -295,13 +295,22 @@ async function benchLine(version: string, tarball: string, cases: BenchCase[], r
 		for (const bench of cases.filter((timed) => !profiled(timed))) {
 			await n8n.start();
 			const cookie = await n8n.ownerSession();
+			// n8n's REST API may answer something else than its JSON for a moment (2.x, under load): asked again.
+			const latestExecution = async (id: string) =>
+				await waitFor(`the executions of ${id}`, async () => {
+					try {
+						return { latest: (await n8n.executionsOf(id, cookie, 1))[0] };
+					} catch {
+						return undefined;
+					}
+				});
 			const executeOnTheServer = async (bench: BenchCase, kind: string): Promise<RunResult> => {
 				const id = workflowId(bench, kind);
-				const [before] = await n8n.executionsOf(id, cookie, 1);
+				const before = (await latestExecution(id)).latest;
 				const answer = await postToWebhook(`${n8n.baseUrl}/webhook/${id}`, { signal: AbortSignal.timeout(600_000) });
 				const answered = `the webhook answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`;
 				const execution = await waitFor(`the execution of ${id}`, async () => {
-					const [latest] = await n8n.executionsOf(id, cookie, 1);
+					const { latest } = await latestExecution(id);
 					return latest && latest.id !== before?.id && !['new', 'running'].includes(latest.status) ? latest : undefined;
 				});
 				return resultOf(execution.data, bench.itemCount, answered);
