@@ -328,7 +328,13 @@ export class RealN8n {
 		const answer = await fetch(`${this.baseUrl}/rest/executions?filter=${filter}&limit=${limit}`, {
 			headers: { cookie },
 		});
-		const list = (await answer.json()) as { data?: { results: Array<{ id: string }> } };
+		const text = await answer.text();
+		let list: { data?: { results: Array<{ id: string }> } };
+		try {
+			list = JSON.parse(text) as typeof list;
+		} catch {
+			throw new Error(`n8n's executions list answered ${answer.status}: ${text.slice(0, 300)}`);
+		}
 		if (list.data === undefined)
 			throw new Error(`n8n's executions list answered ${answer.status}: ${JSON.stringify(list).slice(0, 300)}`);
 		return await Promise.all(
