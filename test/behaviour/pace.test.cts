@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import { useSandbox } from '../../harness/sandbox.cts';
+import { getSerials, serials, timed } from '../../harness/serialLookups.cts';
 import type { Step } from '../../harness/virtualPace.cts';
 import { paceAgainst } from '../../harness/virtualPace.cts';
 import { nodeTypes, PRODUCT_REGISTRATION_TYPE, runNode } from '../../harness/workflowRunner.cts';
@@ -128,15 +129,6 @@ describe('the pace against a service that refuses (virtual time)', () => {
 	});
 });
 
-const serials = (count: number): INodeExecutionData[] =>
-	Array.from({ length: count }, (_, index) => ({ json: { serial: `S-${index}` } }));
-
-const getSerials = (options: Record<string, number> = {}) => ({
-	resource: 'serialNumber',
-	operation: 'get',
-	serialNumber: '={{ $json.serial }}',
-	options,
-});
 
 /** Rows of `customers` customers, five each, for a Create with If Already Registered: Skip. */
 const sheet = (rows: number, customers: number): INodeExecutionData[] =>
@@ -151,11 +143,6 @@ const importWithSkip = {
 	options: { ifExists: 'skip' },
 };
 
-async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number }> {
-	const started = Date.now();
-	const result = await work();
-	return { result, seconds: (Date.now() - started) / 1000 };
-}
 
 const refusalMessage = (problem: string, bound: string) =>
 	`${problem}. The service kept refusing for as long as this request may take: (Retries + 1) × Timeout = ${bound} from its first attempt`;

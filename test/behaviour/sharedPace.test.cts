@@ -1,6 +1,5 @@
-import type { INodeExecutionData } from 'n8n-workflow';
-
 import { useSandbox } from '../../harness/sandbox.cts';
+import { getSerials, serials, timed } from '../../harness/serialLookups.cts';
 import { runNode } from '../../harness/workflowRunner.cts';
 import { retryAfterMs } from '../../nodes/shared/transport/attemptOutcome';
 import { DEFAULT_REQUEST_POLICY } from '../../nodes/shared/transport/serviceRequest';
@@ -15,25 +14,11 @@ import { servicePace } from '../../nodes/shared/transport/servicePace';
 
 const { sandbox, credentials } = useSandbox();
 
-const serials = (count: number): INodeExecutionData[] =>
-	Array.from({ length: count }, (_, index) => ({ json: { serial: `S-${index}` } }));
-
-const getSerials = (options: Record<string, number> = {}) => ({
-	resource: 'serialNumber',
-	operation: 'get',
-	serialNumber: '={{ $json.serial }}',
-	options,
-});
 
 const until = async (condition: () => boolean) => {
 	while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 };
 
-async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number }> {
-	const started = Date.now();
-	const result = await work();
-	return { result, seconds: (Date.now() - started) / 1000 };
-}
 
 test('30 form submissions at once, each an execution that creates one registration, against 10 a second: they learn one pace, with at most 2 refused, and nothing is lost or made twice', async () => {
 	sandbox().limitRate({ perSecond: 10, burst: 10, retryAfter: true });
