@@ -41,8 +41,8 @@ test('30 form submissions at once, each an execution that creates one registrati
 	expect(new Set(emails).size).toBe(30);
 	expect(emails).toHaveLength(30);
 	expect(sandbox().refusals!.refused).toBeLessThanOrEqual(2);
-	// 20 requests beyond the burst at 10 a second.
-	expect(seconds).toBeLessThanOrEqual(1.05 * 2 + 0.5);
+	// 20 requests beyond the burst at 10 a second, and 30 executions' start.
+	expect(seconds).toBeLessThanOrEqual(1.05 * 2 + 1);
 }, 20_000);
 
 describe("one execution's Options never govern another's requests, through the engine", () => {

@@ -198,8 +198,10 @@ const joinable = new Map<string, ServicePace>();
 /**
  * The run's pace, found by its first request (with its item's Options). Runs that send to the same service (origin
  * and token) with the same Options (Retries, Timeout, Retry Wait: what decides how long a request waits, and the pause
- * after a refusal) share one: the pace started for them in the last minute, or a new one. A run keeps the pace it
- * found for all its requests.
+ * after a refusal) share one: the pace started for them in the last minute, while the service has refused none of its
+ * requests, or a new one. A rate learned from refusals stays with the runs that learned it: refusals for another cause
+ * (a busy moment, a proxy) would otherwise slow every run that joins. A run keeps the pace it found for all its
+ * requests.
  */
 export function servicePace(run: object, policy: RequestPolicy, origin: string, token: string): ServicePace {
 	return paces.of(run, () => {
@@ -208,7 +210,7 @@ export function servicePace(run: object, policy: RequestPolicy, origin: string, 
 		const service = paceKey(origin, token);
 		const key = `${service} ${policy.maxRetries} ${policy.timeoutMs} ${policy.retryDelayMs}`;
 		const found = joinable.get(key);
-		if (found !== undefined) return found;
+		if (found !== undefined && found.latestRefusal === undefined) return found;
 		const pace = new ServicePace(policy.retryDelayMs, service);
 		joinable.set(key, pace);
 		return pace;
