@@ -68,6 +68,11 @@ export class ServicePace {
 		this.learned = new LearnedPace(retryDelayMs, this.keptCalm);
 	}
 
+	/** Whether a request waits here or is in flight. */
+	get inUse(): boolean {
+		return this.inFlight > 0 || this.queue.length > 0;
+	}
+
 	/** The latest refusal of the run. */
 	get latestRefusal(): Refusal | undefined {
 		return this.learned.latestRefusal;
@@ -199,9 +204,9 @@ const joinable = new Map<string, ServicePace>();
  * The run's pace, found by its first request (with its item's Options). Runs that send to the same service (origin
  * and token) with the same Options (Retries, Timeout, Retry Wait: what decides how long a request waits, and the pause
  * after a refusal) share one: the pace started for them in the last minute, while the service has refused none of its
- * requests, or a new one. A rate learned from refusals stays with the runs that learned it: refusals for another cause
- * (a busy moment, a proxy) would otherwise slow every run that joins. A run keeps the pace it found for all its
- * requests.
+ * requests or runs are still sending through it, or a new one. A rate learned from refusals is not handed to a run
+ * that starts after those that learned it: refusals for another cause (a busy moment, a proxy) would slow every later
+ * run. A run keeps the pace it found for all its requests.
  */
 export function servicePace(run: object, policy: RequestPolicy, origin: string, token: string): ServicePace {
 	return paces.of(run, () => {
@@ -210,7 +215,7 @@ export function servicePace(run: object, policy: RequestPolicy, origin: string, 
 		const service = paceKey(origin, token);
 		const key = `${service} ${policy.maxRetries} ${policy.timeoutMs} ${policy.retryDelayMs}`;
 		const found = joinable.get(key);
-		if (found !== undefined && found.latestRefusal === undefined) return found;
+		if (found !== undefined && (found.latestRefusal === undefined || found.inUse)) return found;
 		const pace = new ServicePace(policy.retryDelayMs, service);
 		joinable.set(key, pace);
 		return pace;
