@@ -2,9 +2,9 @@ import type { RefusalReason } from './attemptOutcome';
 import { BACKOFF_CAP_MS } from './attemptOutcome';
 
 /**
- * The pace the service allows, as a run learns it from the service's answers and refusals (with the runs that overlap
- * it in this n8n process, which share it); the run's gate (servicePace.ts) asks it when each request may go out. The service's rate limit is not published; it refuses (429)
- * when pushed. So the run:
+ * The pace the service allows, as a run learns it from the service's answers and refusals (with the runs that share
+ * it in this n8n process, servicePace.ts); the run's gate asks it when each request may go out. The service's rate
+ * limit is not published; it refuses (429) when pushed. So the run:
  * - starts past the cautious start below where the runs before it in this n8n process were never refused by the
  *   service (rememberedPace.ts); at a refusal it learns as below. Otherwise it
  * - starts cautiously: one request at a time until 16 have been answered, then one more in flight with every answer
