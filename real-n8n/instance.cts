@@ -329,14 +329,9 @@ export class RealN8n {
 			headers: { cookie },
 		});
 		const text = await answer.text();
-		let list: { data?: { results: Array<{ id: string }> } };
-		try {
-			list = JSON.parse(text) as typeof list;
-		} catch {
+		const list = parsedOrUndefined(text) as { data?: { results: Array<{ id: string }> } } | undefined;
+		if (list?.data === undefined)
 			throw new Error(`n8n's executions list answered ${answer.status}: ${text.slice(0, 300)}`);
-		}
-		if (list.data === undefined)
-			throw new Error(`n8n's executions list answered ${answer.status}: ${JSON.stringify(list).slice(0, 300)}`);
 		return await Promise.all(
 			list.data.results.map(async ({ id }) => {
 				const { data } = (await (
@@ -352,6 +347,15 @@ export class RealN8n {
 	/** Removes the user folder (database, binaries, installed package). */
 	cleanUp(): void {
 		rmSync(this.userFolder, { recursive: true, force: true });
+	}
+}
+
+/** JSON as n8n answered it, or undefined where the answer was something else (an error page, a proxy's text). */
+function parsedOrUndefined(text: string): unknown {
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return undefined;
 	}
 }
 

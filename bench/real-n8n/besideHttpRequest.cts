@@ -297,23 +297,23 @@ async function benchLine(version: string, tarball: string, cases: BenchCase[], r
 		if (timed.length > 0) {
 			await n8n.start();
 			const cookie = await n8n.ownerSession();
-			// n8n's REST API may answer something else than its JSON for a moment (2.x, under load): asked again.
-			const latestExecution = async (id: string) =>
-				await waitFor(`the executions of ${id}`, async () => {
-					try {
-						return { latest: (await n8n.executionsOf(id, cookie, 1))[0] };
-					} catch (error) {
-						console.error(`  ${(error as Error).message.slice(0, 300)}`);
-						return undefined;
-					}
-				});
+			// The workflow's latest execution (none yet: `latest` undefined), or undefined where n8n's REST API answered
+			// something else than its JSON (2.x, for a moment): the caller's waitFor asks again.
+			const latestExecution = async (id: string) => {
+				try {
+					return { latest: (await n8n.executionsOf(id, cookie, 1))[0] };
+				} catch (error) {
+					console.error(`  ${(error as Error).message.slice(0, 300)}`);
+					return undefined;
+				}
+			};
 			const executeOnTheServer = async (bench: BenchCase, kind: string): Promise<RunResult> => {
 				const id = workflowId(bench, kind);
-				const before = (await latestExecution(id)).latest;
+				const { latest: before } = await waitFor(`the executions of ${id}`, () => latestExecution(id));
 				const answer = await postToWebhook(`${n8n.baseUrl}/webhook/${id}`, { signal: AbortSignal.timeout(600_000) });
 				const answered = `the webhook answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`;
 				const execution = await waitFor(`the execution of ${id}`, async () => {
-					const { latest } = await latestExecution(id);
+					const latest = (await latestExecution(id))?.latest;
 					return latest && latest.id !== before?.id && !['new', 'running'].includes(latest.status) ? latest : undefined;
 				});
 				return resultOf(execution.data, bench.itemCount, answered);
