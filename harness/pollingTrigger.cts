@@ -44,7 +44,7 @@ export class PollingTrigger {
 	private context!: PollContext;
 
 	constructor(
-		private readonly parameters: INodeParameters,
+		private parameters: INodeParameters,
 		private readonly credentials: ServiceCredentials,
 	) {}
 
@@ -62,7 +62,7 @@ export class PollingTrigger {
 
 	private build(
 		mode: WorkflowExecuteMode,
-		activation: 'activate' | 'init' | 'manual',
+		activation: 'activate' | 'init' | 'update' | 'manual',
 	): { workflow: Workflow; context: PollContext } {
 		const workflow = new Workflow({
 			id: 'local-workflow',
@@ -92,11 +92,17 @@ export class PollingTrigger {
 	}
 
 	/** Activates the workflow (for the first time, or as n8n starts again: `init`): the activation's poll, then a save. */
-	async activate(activation: 'activate' | 'init' = 'activate'): Promise<INodeExecutionData[]> {
+	async activate(activation: 'activate' | 'init' | 'update' = 'activate'): Promise<INodeExecutionData[]> {
 		({ workflow: this.workflow, context: this.context } = this.build('trigger', activation));
 		const items = await this.runPoll();
 		this.save();
 		return items;
+	}
+
+	/** The user changes the node's parameters and saves the active workflow: n8n activates it again, its state kept. */
+	async edit(parameters: INodeParameters): Promise<INodeExecutionData[]> {
+		this.parameters = { ...this.parameters, ...parameters };
+		return await this.activate('update');
 	}
 
 	/** n8n stops and starts again: what was not saved is gone. */

@@ -6,6 +6,8 @@ import { mainConnection } from '../shared/connectionTypes';
 import { pollNewRegistrations } from './newRegistrations';
 
 const NEW_REGISTRATION = 'newRegistration';
+const LEARN_ORDER = 'learn';
+const NEWEST_FIRST = 'newestFirst';
 
 export class ProductRegistrationPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -51,6 +53,37 @@ export class ProductRegistrationPollTrigger implements INodeType {
 				default: NEW_REGISTRATION,
 			},
 			formProperty('Only registrations made in this form; leave empty for every form'),
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'List Order',
+						name: 'listOrder',
+						type: 'options',
+						options: [
+							{
+								name: 'Learn From the Answers',
+								value: LEARN_ORDER,
+								description:
+									'Safe with any service: the whole list is read at each poll until 20 registrations in a row, each made before the one listed above it, show the newest come first',
+							},
+							{
+								name: 'Newest First',
+								value: NEWEST_FIRST,
+								description:
+									'The service lists the newest registration first, as the app does: each poll reads only down to the registrations it has seen. Once an answer lists a registration made minutes after the one above it, the list is read whole.',
+							},
+						],
+						default: LEARN_ORDER,
+						description:
+							'How the service orders its list of registrations. A shop whose registrations were imported many at one moment may never show its order; there, choose Newest First so that a quiet poll is one small request.',
+					},
+				],
+			},
 		],
 	};
 
@@ -61,6 +94,7 @@ export class ProductRegistrationPollTrigger implements INodeType {
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const form = this.getNodeParameter('formSlug', '', { extractValue: true });
 		const formSlug = typeof form === 'string' && form.trim() !== '' ? form.trim() : undefined;
-		return await pollNewRegistrations.call(this, formSlug);
+		const listOrder = this.getNodeParameter('options.listOrder', LEARN_ORDER);
+		return await pollNewRegistrations.call(this, formSlug, listOrder === NEWEST_FIRST);
 	}
 }

@@ -13,9 +13,10 @@ import { carriedOver, pollStart, sinceOf } from './pollState';
  * Which registrations are new since the last poll, each emitted once whatever the service's dialect; pollState.ts
  * holds what is remembered, and `since`. The rules:
  * 1. New: read, not seen, and made at or after `since` — or, without `createdAt`, any registration not seen.
- * 2. A list an answer shows to be the newest first (ORDER_EVIDENCE in a row in it, none in any answer newer than the
- *    one before by more than the lateness allowed) is read from its start until a window reaches one made before
- *    `since`. Any other, or one whose order nothing has shown yet, is read whole.
+ * 2. A list an answer shows to be the newest first (ORDER_EVIDENCE in a row in it), or that the user states is (List
+ *    Order), is read from its start until a window reaches one made before `since` — while no answer lists one newer
+ *    than the one before by more than the lateness allowed. Any other, or one whose order nothing has shown or stated,
+ *    is read whole: page 1 alone cannot tell the newest first from an order of the service's own.
  * 3. Remembered: what was read at or after the next `since`; without `createdAt`, every registration listed (at most
  *    MAX_REMEMBERED, and said when there are more).
  * 4. A poll cut short by n8n's poll budget emits what is new in what it read and leaves the cursor where it was; the
@@ -48,8 +49,17 @@ function cursorAfter(reading: PollReading, state: PollState): PollState {
 	};
 }
 
-/** Reads what this poll must (rules 2 and 4); returns the list's order, as far as shown. */
-async function readAsNeeded(reading: PollReading, state: PollState, activating: boolean): Promise<PollState['order']> {
+/**
+ * Reads what this poll must (rules 2 and 4); returns the list's order, as far as shown. `stated`: the order the user
+ * states, taken where the answers have shown none (it is not saved: the answers' own is).
+ */
+async function readAsNeeded(
+	reading: PollReading,
+	state: PollState,
+	activating: boolean,
+	stated: PollState['order'],
+): Promise<PollState['order']> {
+	const takenNewestFirst = (order: PollState['order']) => (order ?? stated) === 'newestFirst';
 	// A pass's small first window shows a quiet shop's new registrations.
 	const fromStart = () => new PagedList(reading.run, reading.list, WITHOUT_ITEM);
 	const goingOn = state.goOn !== undefined;
@@ -59,11 +69,11 @@ async function readAsNeeded(reading: PollReading, state: PollState, activating: 
 		const since = sinceOf(activating ? cursorAfter(reading, state) : state);
 		return window.some((record) => (createdAtOf(record) ?? Infinity) < since);
 	};
-	await reading.readOn(reader, (window) => reading.order === 'newestFirst' && reachesSince(window));
+	await reading.readOn(reader, (window) => takenNewestFirst(reading.order) && reachesSince(window));
 	reading.wholeList = reader.complete && !goingOn;
 	// A list taken for the newest first shows otherwise: read from its start, it was then read on to its end; gone on
 	// where an earlier poll stopped, it is read whole now.
-	if (reading.order === 'other' && state.order === 'newestFirst' && goingOn && !reading.cutShort)
+	if (reading.order === 'other' && takenNewestFirst(state.order) && goingOn && !reading.cutShort)
 		reading.wholeList = (await reading.readOn(fromStart())).complete;
 	return reading.order;
 }
@@ -132,6 +142,7 @@ function oldestFirst(records: IDataObject[], times: number[]): IDataObject[] {
 export async function pollNewRegistrations(
 	this: IPollFunctions,
 	formSlug: string | undefined,
+	statedNewestFirst: boolean,
 ): Promise<INodeExecutionData[][] | null> {
 	const list: ListRequest = {
 		...registrationsList(
@@ -152,7 +163,7 @@ export async function pollNewRegistrations(
 	Object.assign(listHabits(run, list.path), state.habits);
 	const reading = new PollReading(run, list, manual ? undefined : readingDeadline(this), state);
 
-	const order = await readAsNeeded(reading, state, activating);
+	const order = await readAsNeeded(reading, state, activating, statedNewestFirst ? 'newestFirst' : undefined);
 	const read = [...reading.read.values()];
 	if (manual) {
 		// Without `createdAt` nothing tells the newest: the service's first is taken.

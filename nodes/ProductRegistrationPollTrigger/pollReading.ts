@@ -13,13 +13,19 @@ import { LISTED_LATE_WITHIN_MS } from './pollState';
  */
 export const ORDER_EVIDENCE = 20;
 
-/** Rule 2: true where the times show the newest first, false where one disproves it, undefined while they cannot tell. */
+/**
+ * Rule 2: true where the times show the newest first, false where one disproves it, undefined while they cannot tell.
+ * Listed the newest first, a registration is listed late by at most the lateness allowed, and every one above it was
+ * listed after it: none is newer than any listed above it by more than that.
+ */
 export function newestFirstShown(times: number[]): boolean | undefined {
 	let run = 1;
 	let longest = 1;
+	let oldestAbove = times[0];
 	for (let index = 1; index < times.length; index++) {
+		if (times[index] - oldestAbove > LISTED_LATE_WITHIN_MS) return false;
+		oldestAbove = Math.min(oldestAbove, times[index]);
 		const step = times[index] - times[index - 1];
-		if (step > LISTED_LATE_WITHIN_MS) return false;
 		// Registrations of one moment neither lengthen a run nor break it.
 		run = step < 0 ? run + 1 : step > 0 ? 1 : run;
 		longest = Math.max(longest, run);

@@ -38,6 +38,7 @@ const HOUR = 60 * MINUTE;
 const tally = {
 	combinations: 0,
 	realService: 0,
+	statedOrder: 0,
 	commands: 0,
 	byCommand: new Map<string, number>(),
 	dialects: new Set<string>(),
@@ -137,6 +138,8 @@ interface Shop {
 	 */
 	triggerRefused?: string;
 	existedAtActivation: Set<string>;
+	/** Whether the user states the list is the newest first (List Order), as it is: no answer need show it. */
+	statesNewestFirst: boolean;
 	/** When the trigger last read the list whole or to where it needs, by the service's clock. */
 	lastPolledAt?: number;
 	madeAfterActivation: Set<string>;
@@ -480,8 +483,9 @@ function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
 	const madeAt = (record: IDataObject) => Date.parse(sandbox().state.registrations.get(storedId(record))?.createdAt ?? '');
 	const since = (shop.lastPolledAt ?? Infinity) - LISTED_LATE_WITHIN_MS;
 	const reachesBack = records.length === matches.length || records.some((record) => madeAt(record) < since);
+	const orderKnown = shop.statesNewestFirst || showsNewestFirst(records);
 	const followable =
-		dialect.order === 'newestFirst' && showsNewestFirst(records) && reachesBack && owed.every((id) => shown.has(id));
+		dialect.order === 'newestFirst' && orderKnown && reachesBack && owed.every((id) => shown.has(id));
 	if (!onlyFirstAnswer(dialect, matches.length) || followable)
 		throw new Error(`A poll failed though a client could follow the list: ${error.message}`);
 	excused('the Poll Trigger refused a list no client can follow');
@@ -544,8 +548,9 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 			dateHeaderAheadArbitrary,
 			fc.integer({ min: 0, max: 240 }),
 			fc.boolean(),
+			fc.boolean(),
 			fc.commands(commandArbitraries, { maxCommands: 12 }),
-			async (dialect, dateHeaderAheadMs, earlier, batched, commands) => {
+			async (dialect, dateHeaderAheadMs, earlier, batched, statesOrder, commands) => {
 				sandbox().reset();
 				sandbox().dialect = dialect;
 				sandbox().dateHeaderAheadMs = dateHeaderAheadMs;
@@ -553,14 +558,19 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 				if (isRealService(dialect)) tally.realService += 1;
 				tally.dialects.add(JSON.stringify(dialect));
 				const existedAtActivation = history(earlier, batched);
+				// A user states the order only where it is the newest first.
+				const statesNewestFirst = statesOrder && dialect.order === 'newestFirst';
+				if (statesNewestFirst) tally.statedOrder += 1;
 				const shop: Shop = {
 					existedAtActivation,
+					statesNewestFirst,
 					madeAfterActivation: new Set(),
 					deleted: new Set(),
 					emitted: new Map(),
 					customers: 0,
 				};
-				const poller = new PollingTrigger({ event: 'newRegistration' }, credentials());
+				const listOrder = statesNewestFirst ? { options: { listOrder: 'newestFirst' } } : {};
+				const poller = new PollingTrigger({ event: 'newRegistration', ...listOrder }, credentials());
 				try {
 					shop.lastPolledAt = sandbox().state.now().getTime();
 					await poller.activate();
@@ -579,7 +589,7 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 	const kinds = [...tally.byCommand].map(([kind, count]) => `${count} ${kind}`).join(', ');
 	const excuses = [...tally.excuses].map(([kind, count]) => `${count}: ${kind}`);
 	const report = [
-		`seed ${SEED}: ${tally.combinations} generated shops (${tally.realService} in the real service's dialect), ${tally.dialects.size} distinct dialects, ${tally.commands} commands (${kinds})`,
+		`seed ${SEED}: ${tally.combinations} generated shops (${tally.realService} in the real service's dialect, ${tally.statedOrder} with List Order stated), ${tally.dialects.size} distinct dialects, ${tally.commands} commands (${kinds})`,
 		'invariants held: Get Many every registration once; Skip/Update nothing created twice, every row accounted for; Poll Trigger nothing from before activation, nothing twice, every later registration once',
 		`excuses accepted, each where the service failed or no client could do better: ${excuses.length === 0 ? 'none' : excuses.join('; ')}`,
 	].join('\n');

@@ -365,6 +365,97 @@ describe('Product Registration Poll Trigger, in the dialects the API page leaves
 	}, 30_000);
 });
 
+/** A shop's history imported in `batches` of 10 registrations of one moment each, the last an hour ago, 7 hours apart. */
+function importedHistory(batches: number): void {
+	for (let batch = batches - 1; batch >= 0; batch--) register(10, { agoMs: HOUR + batch * 7 * HOUR });
+}
+
+/** Polls `times` times, ten minutes apart: the ids emitted, and how many came twice. */
+async function pollsOf(poller: PollingTrigger, times: number) {
+	const emitted: string[] = [];
+	for (let poll = 0; poll < times; poll++) {
+		const { items, error } = await poller.poll();
+		expect(error).toBeUndefined();
+		emitted.push(...ids(items));
+		laterBy(10 * 60_000);
+	}
+	return { emitted: [...emitted].sort(), twice: emitted.length - new Set(emitted).size };
+}
+
+const NEWEST_FIRST = { options: { listOrder: 'newestFirst' } };
+
+describe('Product Registration Poll Trigger, List Order', () => {
+	test('Learn From the Answers: a history imported ten at one moment never shows its order, so a quiet poll reads the list whole', async () => {
+		importedHistory(100);
+		const poller = trigger();
+		await poller.activate();
+		sandbox().requests.length = 0;
+
+		expect((await poller.poll()).items).toEqual([]);
+		expect(listRequests().length).toBeGreaterThan(10);
+	});
+
+	test('Newest First over the same history: a quiet poll is one small request, and a burst of 250 comes once each', async () => {
+		importedHistory(100);
+		const poller = trigger(NEWEST_FIRST);
+		await poller.activate();
+		// The first poll reads back over the newest import, made within the lateness allowed of when the activation
+		// began (as far as it can tell); from then on a quiet poll is one small request.
+		laterBy(10 * 60_000);
+		expect(await pollsOf(poller, 1)).toEqual({ emitted: [], twice: 0 });
+		sandbox().requests.length = 0;
+		expect((await poller.poll()).items).toEqual([]);
+		expect(listRequests()).toHaveLength(1);
+
+		laterBy(10 * 60_000);
+		const burst = register(250);
+		sandbox().requests.length = 0;
+		const { emitted, twice } = await pollsOf(poller, 3);
+
+		expect(twice).toBe(0);
+		expect(emitted).toEqual([...burst].sort());
+		// The burst's poll reads through it and into the history (at most 5 windows); the next, back over the burst
+		// made within the lateness allowed (4); the last, one small request.
+		expect(listRequests().length).toBeLessThanOrEqual(10);
+	});
+
+	test('Newest First stated for a service that lists the oldest first: its answers show otherwise, and nothing is lost', async () => {
+		sandbox().dialect.order = 'oldestFirst';
+		history(300);
+		const poller = trigger(NEWEST_FIRST);
+		await poller.activate();
+		const arrivals = [...register(3)];
+		laterBy(10 * 60_000);
+		arrivals.push(...register(2));
+
+		const { emitted, twice } = await pollsOf(poller, 3);
+
+		expect(twice).toBe(0);
+		expect(emitted).toEqual([...arrivals].sort());
+	});
+
+	test('List Order changed on an active workflow, and changed back: each poll goes on from the state, nothing lost or twice', async () => {
+		importedHistory(30);
+		const poller = trigger();
+		await poller.activate();
+		const made = register(4);
+		const learning = await pollsOf(poller, 2);
+		expect(await poller.edit(NEWEST_FIRST)).toEqual([]);
+		made.push(...register(3));
+		const stated = await pollsOf(poller, 2);
+		expect(await poller.edit({ options: {} })).toEqual([]);
+		made.push(...register(2));
+		const learningAgain = await pollsOf(poller, 2);
+
+		expect(learning.twice + stated.twice + learningAgain.twice).toBe(0);
+		expect([...learning.emitted, ...stated.emitted, ...learningAgain.emitted].sort()).toEqual(made.sort());
+		// The stated order is not remembered: back to learning it, a quiet poll reads the list whole again.
+		sandbox().requests.length = 0;
+		await poller.poll();
+		expect(listRequests().length).toBeGreaterThan(3);
+	});
+});
+
 describe('Product Registration Poll Trigger under n8n 2.x’s poll budget', () => {
 	test('a burst that takes longer than a poll’s budget to read comes out over several polls, each registration once', async () => {
 		history(500);
