@@ -465,10 +465,11 @@ async function importRows(
 /**
  * A poll (or an activation) failed. It may where the service failed during it (the next poll catches up), or where no
  * client could follow the list: the service shows one answer of it and no more, and what is new may lie beyond it —
- * always, unless the list is the newest first and that answer shows it (ORDER_EVIDENCE registrations in a row, each
- * made before the one listed before it: no client can tell the order from less), holds every registration owed, and
- * reaches back to one made more than the lateness allowed before the last poll (below it, nothing can be new). Then
- * nothing more is owed. Decided from the dialect and the shop, never from the node's words.
+ * always, unless the list is the newest first and the client knows it (the user states it; or that answer shows it,
+ * ORDER_EVIDENCE registrations in a row, each made before the one listed before it: no client can tell the order from
+ * less), that answer holds every registration owed, and reaches back to one made more than the lateness allowed before
+ * the last poll, as far as a client can tell when that was (below it, nothing can be new). Then nothing more is owed.
+ * Decided from the dialect and the shop, never from the node's words.
  */
 function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
 	if (faultServed) return excused('a poll failed with the service');
@@ -481,7 +482,10 @@ function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
 	const shown = new Set(records.map(storedId));
 	const owed = [...shop.madeAfterActivation].filter((id) => !shop.deleted.has(id) && !shop.emitted.has(id));
 	const madeAt = (record: IDataObject) => Date.parse(sandbox().state.registrations.get(storedId(record))?.createdAt ?? '');
-	const since = (shop.lastPolledAt ?? Infinity) - LISTED_LATE_WITHIN_MS;
+	// A client cannot relate createdAt's clock to the `Date` header's (they may be minutes apart, or the zone unnamed):
+	// it knows only that the poll began no earlier than the newest registration shown (to the `Date`'s second).
+	const newestShown = Math.max(...records.map(madeAt));
+	const since = Math.min(shop.lastPolledAt ?? Infinity, newestShown - 1000) - LISTED_LATE_WITHIN_MS;
 	const reachesBack = records.length === matches.length || records.some((record) => madeAt(record) < since);
 	const orderKnown = shop.statesNewestFirst || showsNewestFirst(records);
 	const followable =
