@@ -487,7 +487,8 @@ function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
 	const newestShown = Math.max(...records.map(madeAt));
 	const since = Math.min(shop.lastPolledAt ?? Infinity, newestShown - 1000) - LISTED_LATE_WITHIN_MS;
 	const reachesBack = records.length === matches.length || records.some((record) => madeAt(record) < since);
-	const orderKnown = shop.statesNewestFirst || showsNewestFirst(records);
+	// Without createdAt, nothing shown tells which of a list's registrations a client may leave unread.
+	const orderKnown = listsCreatedAt(records) && (shop.statesNewestFirst || showsNewestFirst(records));
 	const followable =
 		dialect.order === 'newestFirst' && orderKnown && reachesBack && owed.every((id) => shown.has(id));
 	if (!onlyFirstAnswer(dialect, matches.length) || followable)
@@ -496,9 +497,12 @@ function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
 	shop.triggerRefused = error.message;
 }
 
+const listsCreatedAt = (records: IDataObject[]) =>
+	records.every((record) => 'createdAt' in record && record.createdAt !== undefined);
+
 /** Whether ORDER_EVIDENCE registrations in a row are each made before the one listed before it. */
 function showsNewestFirst(records: IDataObject[]): boolean {
-	if (!records.every((record) => 'createdAt' in record && record.createdAt !== undefined)) return false;
+	if (!listsCreatedAt(records)) return false;
 	// As the client is shown them: a dialect that writes `createdAt` to the second shows one moment for a second's.
 	const times = records.map(({ createdAt }) => (typeof createdAt === 'number' ? createdAt : Date.parse(String(createdAt))));
 	let run = 1;
