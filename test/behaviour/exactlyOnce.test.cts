@@ -140,8 +140,10 @@ interface Shop {
 	existedAtActivation: Set<string>;
 	/** Whether the user states the list is the newest first (List Order), as it is: no answer need show it. */
 	statesNewestFirst: boolean;
-	/** When the trigger last read the list whole or to where it needs, by the service's clock. */
-	lastPolledAt?: number;
+	/** The trigger's last poll that read the list whole or to where it needs, as the trigger holds it. */
+	held?: PollHeld;
+	/** The same, as n8n last saved it: after an activation, and with each poll that emits. */
+	saved?: PollHeld;
 	madeAfterActivation: Set<string>;
 	deleted: Set<string>;
 	/** How many times each registration came out of the Poll Trigger. */
@@ -207,6 +209,38 @@ function whileReading(
 		return undefined;
 	};
 	return happened;
+}
+
+/**
+ * A poll that read the list whole or to where it needs: when it began by the service's clock, and the newest
+ * registration listed by then (its `createdAt`, and when a poll first listed it).
+ */
+interface PollHeld {
+	polledAt: number;
+	newestAt: number;
+	newestShownAt: number;
+}
+
+/** The trigger read the list to where it needs in a poll begun at `polledAt`; n8n saves that where `saved`. */
+function pollCompleted(shop: Shop, polledAt: number, saved: boolean): void {
+	const times = sandbox().state.matchingRegistrations({}).map((registration) => Date.parse(registration.createdAt));
+	const newestAt = Math.max(...times, -Infinity);
+	const held = shop.held;
+	shop.held =
+		held !== undefined && held.newestAt >= newestAt
+			? { ...held, polledAt }
+			: { polledAt, newestAt, newestShownAt: polledAt };
+	if (saved) shop.saved = shop.held;
+}
+
+/**
+ * When the last poll the trigger holds began, as far as a client can tell: createdAt's clock need not be the `Date`
+ * header's (minutes apart, or its zone unnamed), so no earlier than the newest registration listed by then, plus the
+ * time since a poll first listed it (to the `Date`'s second).
+ */
+function knownPollStart(held: PollHeld | undefined): number {
+	if (held === undefined) return Infinity;
+	return Math.min(held.polledAt, held.newestAt + held.polledAt - held.newestShownAt - 1000);
 }
 
 function emittedBy(shop: Shop, items: INodeExecutionData[]): void {
@@ -286,7 +320,8 @@ const commandArbitraries: Array<fc.Arbitrary<ShopCommand>> = [
 					const { items, error } = await world.poller.poll();
 					sandbox().latencyMs = 0;
 					if (error !== undefined) pollFailed(shop, error, faultServed());
-					else if (budget === undefined) shop.lastPolledAt = polledAt;
+					else if (budget === undefined) pollCompleted(shop, polledAt, items.length > 0);
+					else if (items.length > 0) shop.saved = shop.held;
 					emittedBy(shop, items);
 				},
 			),
@@ -294,10 +329,12 @@ const commandArbitraries: Array<fc.Arbitrary<ShopCommand>> = [
 	fc.constant(
 		command('n8n restarts', async (shop, world, faultServed) => {
 			world.poller.budgetMs = undefined;
+			// What was not saved is gone.
+			shop.held = shop.saved;
 			try {
 				const polledAt = sandbox().state.now().getTime();
 				const items = await world.poller.restart();
-				shop.lastPolledAt = polledAt;
+				pollCompleted(shop, polledAt, true);
 				emittedBy(shop, items);
 			} catch (error) {
 				// An activation that fails is shown in n8n, which tries again; the state saved stays as it was.
@@ -482,10 +519,7 @@ function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
 	const shown = new Set(records.map(storedId));
 	const owed = [...shop.madeAfterActivation].filter((id) => !shop.deleted.has(id) && !shop.emitted.has(id));
 	const madeAt = (record: IDataObject) => Date.parse(sandbox().state.registrations.get(storedId(record))?.createdAt ?? '');
-	// A client cannot relate createdAt's clock to the `Date` header's (they may be minutes apart, or the zone unnamed):
-	// it knows only that the poll began no earlier than the newest registration shown (to the `Date`'s second).
-	const newestShown = Math.max(...records.map(madeAt));
-	const since = Math.min(shop.lastPolledAt ?? Infinity, newestShown - 1000) - LISTED_LATE_WITHIN_MS;
+	const since = knownPollStart(shop.held) - LISTED_LATE_WITHIN_MS;
 	const reachesBack = records.length === matches.length || records.some((record) => madeAt(record) < since);
 	// Without createdAt, nothing shown tells which of a list's registrations a client may leave unread.
 	const orderKnown = listsCreatedAt(records) && (shop.statesNewestFirst || showsNewestFirst(records));
@@ -518,7 +552,7 @@ async function everyOneOnce(shop: Shop, world: World): Promise<void> {
 		const polledAt = sandbox().state.now().getTime();
 		const { items, error } = await world.poller.poll();
 		if (error !== undefined) pollFailed(shop, error, false);
-		else shop.lastPolledAt = polledAt;
+		else pollCompleted(shop, polledAt, items.length > 0);
 		emittedBy(shop, items);
 	}
 	if (shop.triggerRefused !== undefined) return;
@@ -580,7 +614,8 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 				const listOrder = statesNewestFirst ? { options: { listOrder: 'newestFirst' } } : {};
 				const poller = new PollingTrigger({ event: 'newRegistration', ...listOrder }, credentials());
 				try {
-					shop.lastPolledAt = sandbox().state.now().getTime();
+					// Held from its start: a failing activation is judged by what it had to read.
+					pollCompleted(shop, sandbox().state.now().getTime(), true);
 					await poller.activate();
 				} catch (error) {
 					pollFailed(shop, error as Error, false);
