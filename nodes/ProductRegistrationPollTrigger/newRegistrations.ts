@@ -21,8 +21,9 @@ import { carriedOver, pollStart, sinceOf } from './pollState';
  *    MAX_REMEMBERED, and said when there are more).
  * 4. A poll cut short by n8n's poll budget emits what is new in what it read and leaves the cursor where it was; the
  *    next goes on where it stopped, until the chain is done. What was listed at the start meanwhile comes after it.
- * 5. The activation, cut short or not, emits nothing: what it reads was there before. A manual run emits the newest
- *    registration and remembers nothing.
+ * 5. The activation, cut short or not, emits nothing: what it reads was there before — but, going on over a list taken
+ *    for the newest first, what is newer than all it read before was made meanwhile: it is left to the polls after it.
+ *    A manual run emits the newest registration and remembers nothing.
  * n8n saves the state after the activation and with each poll that emits; the state only narrows what a later poll
  * reads, so a poll that fails or is not saved leaves a state that still finds every registration not emitted.
  */
@@ -161,9 +162,14 @@ export async function pollNewRegistrations(
 	// A poll is one run of requests: its own credential read, and the pace it finds (servicePace.ts).
 	const run = Object.create(this) as IPollFunctions;
 	Object.assign(listHabits(run, list.path), state.habits);
-	const reading = new PollReading(run, list, manual ? undefined : readingDeadline(this), state);
+	const stated = statedNewestFirst ? 'newestFirst' : undefined;
+	// An activation under way that starts its list over reads at its start what was made since it began.
+	const readBefore = Object.values(state.seen ?? {});
+	const madeMeanwhileAfter =
+		activating && readBefore.length > 0 && (state.order ?? stated) === 'newestFirst' ? Math.max(...readBefore) : undefined;
+	const reading = new PollReading(run, list, manual ? undefined : readingDeadline(this), state, madeMeanwhileAfter);
 
-	const order = await readAsNeeded(reading, state, activating, statedNewestFirst ? 'newestFirst' : undefined);
+	const order = await readAsNeeded(reading, state, activating, stated);
 	const read = [...reading.read.values()];
 	if (manual) {
 		// Without `createdAt` nothing tells the newest: the service's first is taken.

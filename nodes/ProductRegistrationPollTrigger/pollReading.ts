@@ -74,6 +74,8 @@ export class PollReading {
 		readonly list: ListRequest,
 		private readonly deadline: number | undefined,
 		state: PollState,
+		/** Registrations made after this, read by an activation under way, are left for the polls after it (rule 5). */
+		private readonly madeMeanwhileAfter = Infinity,
 	) {
 		this.newest = { at: state.newest, listedAt: state.newestListedAt };
 		this.order = state.order;
@@ -129,6 +131,7 @@ export class PollReading {
 			);
 		}
 		const createdAt = createdAtOf(record);
+		if (createdAt !== undefined && createdAt > this.madeMeanwhileAfter) return;
 		this.untimed ||= createdAt === undefined;
 		if (createdAt !== undefined && createdAt > (this.newest.at ?? -Infinity))
 			this.newest = { at: createdAt, listedAt: answeredAt };

@@ -478,4 +478,45 @@ describe('Product Registration Poll Trigger under n8n 2.x’s poll budget', () =
 		expect([...emitted].sort()).toEqual([...burst].sort());
 		expect((await poller.poll()).items).toEqual([]);
 	}, 30_000);
+
+	/**
+	 * Regression (review of List Order): an activation cut short after its first window, over a history of 200 made a
+	 * minute apart and an import of 30 at one moment an hour ago, goes on at the next poll from where it stopped — or,
+	 * where that registration is gone or has moved past the window, from the list's start, reading what was made since.
+	 */
+	async function activationCutShort(): Promise<PollingTrigger> {
+		for (let made = 0; made < 200; made++) register(1, { agoMs: 2 * HOUR + (200 - made) * 60_000 });
+		register(30, { agoMs: HOUR });
+		const poller = trigger(NEWEST_FIRST);
+		poller.budgetMs = 100;
+		sandbox().latencyMs = 50;
+		expect(await poller.activate()).toEqual([]);
+		poller.budgetMs = undefined;
+		sandbox().latencyMs = 0;
+		expect(poller.savedState.started).toBeUndefined();
+		expect(poller.savedState.goOn).toBeDefined();
+		laterBy(60_000);
+		return poller;
+	}
+
+	test('regression: registrations made while an activation is cut short, more than its next window holds, come once', async () => {
+		const poller = await activationCutShort();
+		const burst = register(12);
+
+		const { emitted, twice } = await pollsOf(poller, 3);
+
+		expect(twice).toBe(0);
+		expect(emitted).toEqual(burst);
+	});
+
+	test('regression: a registration made while the one an activation stopped at is deleted comes once', async () => {
+		const poller = await activationCutShort();
+		sandbox().state.deleteRegistration((poller.savedState.goOn as { after: string }).after);
+		const made = register(1);
+
+		const { emitted, twice } = await pollsOf(poller, 3);
+
+		expect(twice).toBe(0);
+		expect(emitted).toEqual(made);
+	});
 });
