@@ -1,6 +1,7 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 
 import { formProperty } from '../shared/formField';
+import { optionsHolding } from '../shared/optionsCollection';
 import { searchForms } from '../shared/listSearch';
 import { mainConnection } from '../shared/connectionTypes';
 import { pollNewRegistrations } from './newRegistrations';
@@ -53,37 +54,30 @@ export class ProductRegistrationPollTrigger implements INodeType {
 				default: NEW_REGISTRATION,
 			},
 			formProperty('Only registrations made in this form; leave empty for every form'),
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'List Order',
-						name: 'listOrder',
-						type: 'options',
-						options: [
-							{
-								name: 'Learn From the Answers',
-								value: LEARN_ORDER,
-								description:
-									'Safe with any service: the whole list is read at each poll until 20 registrations in a row, each made before the one listed above it, show the newest come first',
-							},
-							{
-								name: 'Newest First',
-								value: NEWEST_FIRST,
-								description:
-									'The service lists the newest registration first, as the app does: each poll reads only down to the registrations it has seen. Once an answer lists a registration made minutes after the one above it, the list is read whole.',
-							},
-						],
-						default: LEARN_ORDER,
-						description:
-							'How the service orders its list of registrations. A shop whose registrations were imported many at one moment may never show its order; there, choose Newest First so that a quiet poll is one small request.',
-					},
-				],
-			},
+			optionsHolding([
+				{
+					displayName: 'List Order',
+					name: 'listOrder',
+					type: 'options',
+					options: [
+						{
+							name: 'Learn From the Answers',
+							value: LEARN_ORDER,
+							description:
+								'Safe with any service: the whole list is read at each poll until 20 registrations in a row, each made before the one listed above it, show the newest come first',
+						},
+						{
+							name: 'Newest First',
+							value: NEWEST_FIRST,
+							description:
+								'The service lists the newest registration first, as the app does: each poll reads only down to the registrations it has seen. Once an answer lists a registration made minutes after the one above it, the list is read whole.',
+						},
+					],
+					default: LEARN_ORDER,
+					description:
+						'How the service orders its list of registrations. A shop whose registrations were imported many at one moment may never show its order; there, choose Newest First so that a quiet poll is one small request.',
+				},
+			]),
 		],
 	};
 

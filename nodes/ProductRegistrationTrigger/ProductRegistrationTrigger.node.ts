@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { mainConnection } from '../shared/connectionTypes';
+import { optionsHolding } from '../shared/optionsCollection';
 import { DEFAULT_MAX_BODY_KB, checkWebhookCall } from './registrationWebhook';
 
 export class ProductRegistrationTrigger implements INodeType {
@@ -57,23 +58,16 @@ export class ProductRegistrationTrigger implements INodeType {
 				description:
 					'When set, only calls that carry it start the workflow: add ?secret=&lt;the secret&gt; to the URL you paste into the admin (or send it in an X-Webhook-Secret header). Other calls get 401.',
 			},
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'Max Body Size (KB)',
-						name: 'maxBodyKb',
-						type: 'number',
-						typeOptions: { minValue: 1 },
-						default: DEFAULT_MAX_BODY_KB,
-						description: 'Larger calls are refused with 413 and start nothing',
-					},
-				],
-			},
+			optionsHolding([
+				{
+					displayName: 'Max Body Size (KB)',
+					name: 'maxBodyKb',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: DEFAULT_MAX_BODY_KB,
+					description: 'Larger calls are refused with 413 and start nothing',
+				},
+			]),
 		],
 	};
 

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { optionsHolding } from '../../shared/optionsCollection';
 import { DEFAULT_REQUEST_POLICY, MAX_RETRIES } from '../../shared/transport/serviceRequest';
 import {
 	DEFAULT_BATCH_CONCURRENCY,
@@ -75,19 +76,7 @@ export function batchSizeOption(records: string): INodeProperties {
 	};
 }
 
-/** Options of a collection in alphabetical order, as the editor's Add Option list should show them. */
-export function alphabetical(properties: INodeProperties[]): INodeProperties[] {
-	return [...properties].sort((a, b) => a.displayName.localeCompare(b.displayName));
-}
-
 /** The `options` collection of an operation: its own options and the request options, in alphabetical order. */
 export function optionsCollection(ownOptions: INodeProperties[] = []): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: alphabetical([...ownOptions, ...requestOptionProperties]),
-	};
+	return optionsHolding([...ownOptions, ...requestOptionProperties]);
 }
