@@ -14,9 +14,8 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  *   the time they took plus the pause it asked for — and from then on keeps a copy of the service's bucket: after a
  *   pause it sends what the pause refilled, then one request per tick of that pace, 0.3% faster with each success
  *   while the pace is only a guess;
- * - at each further refusal for the rate, measures it (measuredPerMs) and keeps 1% under it until the next: what the
- *   service took from this run between two refusals, which rises as others sending to it (another n8n worker) send
- *   less, and falls as they send more;
+ * - at a further refusal for the rate, measures it (measuredPerMs) and keeps 1% under it for the rest of the run,
+ *   never faster: each refusal shows that the pace it refused was too fast;
  * - while the service refuses (429, or 503 unavailable), pauses as long as it asks (Retry-After) or Retry Wait,
  *   doubled while pauses keep ending in refusals, then sends one request at a time, at most 4 in any second, until
  *   one is taken;
@@ -167,7 +166,7 @@ export class LearnedPace {
 		} else if (this.bucket !== undefined) {
 			if (taken > 0) {
 				const measuredPerMs = this.measuredPerMs(now, since, this.bucket.burst) * MEASURED_MARGIN;
-				this.bucket.perMs = Math.max(SLOWEST_PER_MS, measuredPerMs);
+				this.bucket.perMs = Math.max(SLOWEST_PER_MS, Math.min(this.bucket.perMs, measuredPerMs));
 				this.bucket.measured = true;
 			}
 			this.bucket.burst = Math.max(1, Math.min(this.bucket.burst, this.bucket.perMs * pauseMs));
