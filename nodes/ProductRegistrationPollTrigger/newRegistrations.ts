@@ -15,8 +15,8 @@ import { carriedOver, pollStart, sinceOf } from './pollState';
  * 1. New: read, not seen, and made at or after `since` — or, without `createdAt`, any registration not seen.
  * 2. A list an answer shows to be the newest first (ORDER_EVIDENCE in a row in it), or that the user states is (List
  *    Order), is read from its start until a window reaches one made before `since` — while no answer lists one newer
- *    than the one before by more than the lateness allowed. Any other, or one whose order nothing has shown or stated,
- *    is read whole: page 1 alone cannot tell the newest first from an order of the service's own.
+ *    than any listed above it by more than the lateness allowed. Any other, or one whose order nothing has shown or
+ *    stated, is read whole: page 1 alone cannot tell the newest first from an order of the service's own.
  * 3. Remembered: what was read at or after the next `since`; without `createdAt`, every registration listed (at most
  *    MAX_REMEMBERED, and said when there are more).
  * 4. A poll cut short by n8n's poll budget emits what is new in what it read and leaves the cursor where it was; the
