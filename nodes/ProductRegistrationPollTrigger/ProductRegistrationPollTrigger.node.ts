@@ -70,7 +70,7 @@ export class ProductRegistrationPollTrigger implements INodeType {
 							name: 'Newest First',
 							value: NEWEST_FIRST,
 							description:
-								'The service lists the newest registration first, as the app does: each poll reads only down to the registrations it has seen. Once an answer lists a registration made over 2 minutes after one listed above it, the list is read whole.',
+								'The service lists the newest first, as the app does: each poll reads only down to what it has seen. Once an answer lists one made over 2 minutes after one above it, the list is read whole.',
 						},
 					],
 					default: LEARN_ORDER,
