@@ -50,6 +50,9 @@ function cursorAfter(reading: PollReading, state: PollState): PollState {
 	};
 }
 
+/** Rule 2: whether a list is taken for the newest first: as its answers showed, or as stated where they showed none. */
+const takenNewestFirst = (shown: PollState['order'], stated: PollState['order']) => (shown ?? stated) === 'newestFirst';
+
 /**
  * Reads what this poll must (rules 2 and 4); returns the list's order, as far as shown. `stated`: the order the user
  * states, taken where the answers have shown none (it is not saved: the answers' own is).
@@ -60,7 +63,6 @@ async function readAsNeeded(
 	activating: boolean,
 	stated: PollState['order'],
 ): Promise<PollState['order']> {
-	const takenNewestFirst = (order: PollState['order']) => (order ?? stated) === 'newestFirst';
 	// A pass's small first window shows a quiet shop's new registrations.
 	const fromStart = () => new PagedList(reading.run, reading.list, WITHOUT_ITEM);
 	const goingOn = state.goOn !== undefined;
@@ -70,11 +72,11 @@ async function readAsNeeded(
 		const since = sinceOf(activating ? cursorAfter(reading, state) : state);
 		return window.some((record) => (createdAtOf(record) ?? Infinity) < since);
 	};
-	await reading.readOn(reader, (window) => takenNewestFirst(reading.order) && reachesSince(window));
+	await reading.readOn(reader, (window) => takenNewestFirst(reading.order, stated) && reachesSince(window));
 	reading.wholeList = reader.complete && !goingOn;
 	// A list taken for the newest first shows otherwise: read from its start, it was then read on to its end; gone on
 	// where an earlier poll stopped, it is read whole now.
-	if (reading.order === 'other' && takenNewestFirst(state.order) && goingOn && !reading.cutShort)
+	if (reading.order === 'other' && takenNewestFirst(state.order, stated) && goingOn && !reading.cutShort)
 		reading.wholeList = (await reading.readOn(fromStart())).complete;
 	return reading.order;
 }
@@ -166,7 +168,7 @@ export async function pollNewRegistrations(
 	// An activation under way that starts its list over reads at its start what was made since it began.
 	const readBefore = Object.values(state.seen ?? {});
 	const madeMeanwhileAfter =
-		activating && readBefore.length > 0 && (state.order ?? stated) === 'newestFirst' ? Math.max(...readBefore) : undefined;
+		activating && readBefore.length > 0 && takenNewestFirst(state.order, stated) ? Math.max(...readBefore) : undefined;
 	const reading = new PollReading(run, list, manual ? undefined : readingDeadline(this), state, madeMeanwhileAfter);
 
 	const order = await readAsNeeded(reading, state, activating, stated);

@@ -129,7 +129,6 @@ describe('the pace against a service that refuses (virtual time)', () => {
 	});
 });
 
-
 /** Rows of `customers` customers, five each, for a Create with If Already Registered: Skip. */
 const sheet = (rows: number, customers: number): INodeExecutionData[] =>
 	Array.from({ length: rows }, (_, index) => ({
@@ -142,7 +141,6 @@ const importWithSkip = {
 	dataMode: 'autoMapInputData',
 	options: { ifExists: 'skip' },
 };
-
 
 const refusalMessage = (problem: string, bound: string) =>
 	`${problem}. The service kept refusing for as long as this request may take: (Retries + 1) × Timeout = ${bound} from its first attempt`;

@@ -14,11 +14,9 @@ import { servicePace } from '../../nodes/shared/transport/servicePace';
 
 const { sandbox, credentials } = useSandbox();
 
-
 const until = async (condition: () => boolean) => {
 	while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 };
-
 
 test('30 form submissions at once, each an execution that creates one registration, against 10 a second: they learn one pace, with at most 2 refused, and nothing is lost or made twice', async () => {
 	sandbox().limitRate({ perSecond: 10, burst: 10, retryAfter: true });
