@@ -8,6 +8,12 @@ import type { ServiceCredentials } from './workflowRunner.cts';
  * its own: each test is another shop, so the pace a run remembers of a service (rememberedPace.ts) is the test's.
  * Returns accessors, since the sandbox exists only once `beforeAll` has run.
  */
+/**
+ * Latency that takes a fresh run past its cautious start (transport/learnedPace.ts: one request at a time until 16
+ * have been answered and a second has passed) within its first 16 requests, for tests of what comes after it.
+ */
+export const PAST_CAUTIOUS_START_LATENCY_MS = 70;
+
 export function useSandbox(): { sandbox: () => Sandbox; credentials: () => ServiceCredentials } {
 	let sandbox: Sandbox | undefined;
 	beforeAll(async () => {

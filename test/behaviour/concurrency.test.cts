@@ -1,6 +1,6 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { useSandbox } from '../../harness/sandbox.cts';
+import { PAST_CAUTIOUS_START_LATENCY_MS, useSandbox } from '../../harness/sandbox.cts';
 import { runNode } from '../../harness/workflowRunner.cts';
 import { seededRandom } from '../../sandbox/random.cts';
 
@@ -23,6 +23,7 @@ function seedSerials(count: number) {
 describe('bounded concurrency', () => {
 	test('keeps at most Concurrency requests in flight, and the outputs in input order', async () => {
 		seedSerials(60);
+		sandbox().latencyMs = PAST_CAUTIOUS_START_LATENCY_MS;
 		const random = seededRandom(3);
 		sandbox().faultPlan = () => ({ delayMs: Math.floor(random() * 15) });
 

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
-import { useSandbox } from '../../harness/sandbox.cts';
+import { PAST_CAUTIOUS_START_LATENCY_MS, useSandbox } from '../../harness/sandbox.cts';
 import { getSerials, serials, timed } from '../../harness/serialLookups.cts';
 import type { Step } from '../../harness/virtualPace.cts';
 import { paceAgainst } from '../../harness/virtualPace.cts';
@@ -47,6 +47,22 @@ describe('the pace against a steady limit (virtual time)', () => {
 			expect(run.ms).toBeLessThanOrEqual(1.05 * (run.served / perSecond) * 1000);
 		});
 	});
+
+	test.each([40, 50])(
+		'regression (issue 50): round trips of %j ms, as inside n8n: the end of the burst of an import with Skip costs one refusal, the pace one more',
+		async (roundTripMs) => {
+			const importWithSkip = workloads[2][1];
+			for (const retryAfter of ['seconds', 'none'] as const) {
+				const run = await paceAgainst({ bucket: { perSecond: 10, burst: 10 }, retryAfter }, importWithSkip, {
+					retryDelayMs: 1000,
+					roundTripMs,
+				});
+
+				expect(run.refused).toBeLessThanOrEqual(2);
+				expect(run.ms).toBeLessThanOrEqual(1.05 * (run.served / 10) * 1000);
+			}
+		},
+	);
 
 	test('a refusal measures the pace: the rest of a long import keeps under it without a further refusal', async () => {
 		const run = await paceAgainst({ bucket: { perSecond: 5, burst: 5 } }, [{ count: 600, concurrency: 50 }], {
@@ -248,12 +264,12 @@ describe('a service that refuses every request, through the engine', () => {
 });
 
 test('the same workflow run again against a service that never refused: its lookups go out several at once from the start', async () => {
-	sandbox().latencyMs = 20;
+	sandbox().latencyMs = PAST_CAUTIOUS_START_LATENCY_MS;
 	sandbox().state.createSerialNumbers(serials(16).map((item) => ({ serialNumber: item.json.serial as string })));
 	const lookUp = () => runNode({ parameters: getSerials({}), credentials: credentials(), items: serials(16) });
 
 	expect((await lookUp()).items.filter((item) => item.json.found === true)).toHaveLength(16);
-	// A fresh run sends one at a time until 16 have been answered.
+	// A fresh run sends one at a time until 16 have been answered and a second has passed.
 	expect(sandbox().peakInFlight).toBe(1);
 	sandbox().peakInFlight = 0;
 	expect((await lookUp()).items.filter((item) => item.json.found === true)).toHaveLength(16);

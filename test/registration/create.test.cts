@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { inlineItem, inlineReceipt, storagePuts, storedKey } from '../../harness/receipts.cts';
-import { useSandbox } from '../../harness/sandbox.cts';
+import { PAST_CAUTIOUS_START_LATENCY_MS, useSandbox } from '../../harness/sandbox.cts';
 import { errorOf, runNode } from '../../harness/workflowRunner.cts';
 import { items, outcomes } from './createInput.cts';
 
@@ -234,7 +234,7 @@ describe('registration: Create', () => {
 	});
 
 	test('batches go out up to Concurrency (default 4) at once, once a cautious start has met no limit, and the output keeps the input order', async () => {
-		sandbox().latencyMs = 20;
+		sandbox().latencyMs = PAST_CAUTIOUS_START_LATENCY_MS;
 
 		const result = await runNode({
 			parameters: createFromColumns({ options: { batchSize: 4 } }),

@@ -1,6 +1,6 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { useSandbox } from '../../harness/sandbox.cts';
+import { PAST_CAUTIOUS_START_LATENCY_MS, useSandbox } from '../../harness/sandbox.cts';
 import { runNode } from '../../harness/workflowRunner.cts';
 import { MAX_ATTEMPTS } from '../../nodes/ProductRegistration/actions/serialNumber/getUnregistered.operation';
 import { seededRandom } from '../../sandbox/random.cts';
@@ -60,7 +60,7 @@ describe('serial number: Get Unregistered', () => {
 
 	test('items running concurrently never share a serial either', async () => {
 		sandbox().state.createSerialNumbers(Array.from({ length: 100 }, (_, index) => ({ serialNumber: `C-${index}` })));
-		sandbox().latencyMs = 5;
+		sandbox().latencyMs = PAST_CAUTIOUS_START_LATENCY_MS;
 
 		const result = await runNode({
 			parameters: { ...getUnregistered, options: { concurrency: 10 } },

@@ -7,9 +7,9 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  * limit is not published; it refuses (429) when pushed. So the run:
  * - starts past the cautious start below where the runs before it in this n8n process were never refused by the
  *   service (rememberedPace.ts); at a refusal it learns as below. Otherwise it
- * - starts cautiously: one request at a time until 16 have been answered, then one more in flight with every answer
- *   (twice as many each round trip), so that running into the end of the service's burst costs one refused request,
- *   not a whole round of them;
+ * - starts cautiously: one request at a time until 16 have been answered and a second has passed, then one more in
+ *   flight with every answer (twice as many each round trip), so that running into the end of the service's burst
+ *   costs one refused request, not a whole round of them;
  * - at its first refusal for the rate, guesses the pace from that first cycle — the requests the service took, over
  *   the time they took plus the pause it asked for — and from then on keeps a copy of the service's bucket: after a
  *   pause it sends what the pause refilled, then one request per tick of that pace, 0.3% faster with each success
@@ -25,6 +25,8 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
 
 /** Requests a fresh run sends one at a time: the end of a service's burst is found at the cost of one refusal. */
 const CAUTIOUS_START = 16;
+/** And a second at least: a limit counts requests a second (Retry-After asks in seconds), so a burst ends within it. */
+const CAUTIOUS_MS = 1000;
 /** The most requests the node sends a service that keeps refusing, in any second. */
 const REFUSED_PER_SECOND = 4;
 /** The window those are counted in: a second, and a tenth more so that the network's jitter cannot squeeze a fifth in. */
@@ -60,6 +62,12 @@ export interface Patience {
 
 export class LearnedPace {
 	private answeredInRun = 0;
+
+	/** When the run sent its first request. */
+	private firstSentAt: number | undefined;
+
+	/** The requests answered when the cautious start ended (0 for a run that starts calm); undefined while it lasts. */
+	private cautiousEndedAt: number | undefined;
 
 	/** How long the latest answered request took, so that a fast pace may have more than one in flight. */
 	private lastAnswerMs = 0;
@@ -135,6 +143,8 @@ export class LearnedPace {
 	refused(ticket: Ticket, refusal: Refusal, now: number): void {
 		this.latest = refusal;
 		this.calm = false;
+		// Refused before a pace was learned: the cautious start begins again.
+		if (this.bucket === undefined) this.cautiousEndedAt = undefined;
 		const { why, retryAfterMs } = refusal;
 		if (ticket.round === this.round) {
 			this.round += 1;
@@ -204,8 +214,10 @@ export class LearnedPace {
 		}
 		if (this.bucket === undefined) {
 			// Where the runs before were never refused, the run goes on from where the cautious start ends.
-			const answered = this.answeredInRun + (this.calm ? CAUTIOUS_START : 0);
-			const allowed = answered < CAUTIOUS_START ? 1 : answered - CAUTIOUS_START + 2;
+			if (this.cautiousEndedAt === undefined && (this.calm || this.cautiousStartIsOver(now))) {
+				this.cautiousEndedAt = this.answeredInRun;
+			}
+			const allowed = this.cautiousEndedAt === undefined ? 1 : this.answeredInRun - this.cautiousEndedAt + 2;
 			return inFlight < allowed ? 0 : undefined;
 		}
 		if (inFlight >= 1 + Math.floor(this.bucket.perMs * this.lastAnswerMs)) return undefined;
@@ -215,6 +227,7 @@ export class LearnedPace {
 
 	/** A request goes out now: its ticket. */
 	sent(now: number): Ticket {
+		this.firstSentAt ??= now;
 		this.measuringSince ??= now;
 		if (this.refusingSince !== undefined) this.probesSentAt = [...this.probesSentAt, now].slice(-REFUSED_PER_SECOND);
 		if (this.bucket) {
@@ -222,6 +235,10 @@ export class LearnedPace {
 			this.bucket.at = now;
 		}
 		return { round: this.round, sentAt: now };
+	}
+
+	private cautiousStartIsOver(now: number): boolean {
+		return this.answeredInRun >= CAUTIOUS_START && now - (this.firstSentAt ?? now) >= CAUTIOUS_MS;
 	}
 
 	private refilled(now: number): number {
