@@ -108,9 +108,9 @@ export class LearnedPace {
 		this.calm = startsCalm;
 	}
 
-	/** Whether the runs after this one may take the service for calm: it took CAUTIOUS_START requests, and refused none. */
-	get showsCalm(): boolean {
-		return this.latest === undefined && this.answeredInRun >= CAUTIOUS_START;
+	/** Whether the runs after this one may take the service for calm: its cautious start ended, and it refused none. */
+	showsCalm(now: number): boolean {
+		return this.latest === undefined && this.cautiousStartIsOver(now);
 	}
 
 	/** The latest refusal of the run. */
@@ -143,7 +143,7 @@ export class LearnedPace {
 	refused(ticket: Ticket, refusal: Refusal, now: number): void {
 		this.latest = refusal;
 		this.calm = false;
-		// Refused before a pace was learned: the cautious start begins again.
+		// Refused before a pace was learned: the doubling starts over once the cautious start's end is met, or at once.
 		if (this.bucket === undefined) this.cautiousEndedAt = undefined;
 		const { why, retryAfterMs } = refusal;
 		if (ticket.round === this.round) {

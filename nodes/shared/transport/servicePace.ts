@@ -104,8 +104,9 @@ export class ServicePace {
 
 	/** The service took a request (any answer but a refusal). */
 	answered(ticket: Ticket): void {
-		this.learned.answered(ticket, this.clock.now());
-		if (!this.keptCalm && this.learned.showsCalm) {
+		const now = this.clock.now();
+		this.learned.answered(ticket, now);
+		if (!this.keptCalm && this.learned.showsCalm(now)) {
 			rememberCalm(this.service, true);
 			this.keptCalm = true;
 		}
