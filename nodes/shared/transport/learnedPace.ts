@@ -25,7 +25,10 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
 
 /** Requests a fresh run sends one at a time: the end of a service's burst is found at the cost of one refusal. */
 const CAUTIOUS_START = 16;
-/** And a second at least: a limit counts requests a second (Retry-After asks in seconds), so a burst ends within it. */
+/**
+ * And a second at least: a limit counts requests a second (Retry-After asks in seconds); a burst of a second's worth
+ * ends within it wherever one request at a time is twice the service's rate (10/s inside n8n, 40-50 ms a request).
+ */
 const CAUTIOUS_MS = 1000;
 /** The most requests the node sends a service that keeps refusing, in any second. */
 const REFUSED_PER_SECOND = 4;
