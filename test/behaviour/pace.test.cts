@@ -31,36 +31,30 @@ describe('the pace against a steady limit (virtual time)', () => {
 		['30 pages, one after another', [{ count: 30, concurrency: 1 }]],
 		['a page, then 180 lookups 50 at once', [{ count: 1, concurrency: 1 }, { count: 180, concurrency: 50 }]],
 	];
+	// Round trips of 20 ms, as against the sandbox; of 40 and 50 ms, as inside n8n (issue 50: the cautious start's
+	// 16 answers ended there before a burst of a second's worth did, and the doubling met it with 2 in flight).
 	describe.each([
-		[2, 'seconds' as const],
-		[2, 'none' as const],
-		[10, 'seconds' as const],
-		[10, 'none' as const],
-	])('regression (issue 41): %j requests a second, bursts of one second, Retry-After %s', (perSecond, retryAfter) => {
-		test.each(workloads)('%s: the pace is learned with at most 2 refused, within 1.05× the floor', async (_name, steps) => {
-			const run = await paceAgainst({ bucket: { perSecond, burst: perSecond }, retryAfter }, steps, {
-				retryDelayMs: 1000,
-			});
-
-			expect(run.served).toBe(steps.reduce((sum, step) => sum + step.count, 0));
-			expect(run.refused).toBeLessThanOrEqual(2);
-			expect(run.ms).toBeLessThanOrEqual(1.05 * (run.served / perSecond) * 1000);
-		});
-	});
-
-	test.each([40, 50])(
-		'regression (issue 50): round trips of %j ms, as inside n8n: the end of the burst of an import with Skip costs one refusal, the pace one more',
-		async (roundTripMs) => {
-			const importWithSkip = workloads[2][1];
-			for (const retryAfter of ['seconds', 'none'] as const) {
-				const run = await paceAgainst({ bucket: { perSecond: 10, burst: 10 }, retryAfter }, importWithSkip, {
+		[2, 'seconds' as const, 20],
+		[2, 'none' as const, 20],
+		[10, 'seconds' as const, 20],
+		[10, 'none' as const, 20],
+		[10, 'seconds' as const, 40],
+		[10, 'none' as const, 40],
+		[10, 'seconds' as const, 50],
+		[10, 'none' as const, 50],
+	])(
+		'regression (issues 41, 50): %j requests a second, bursts of one second, Retry-After %s, round trips of %j ms',
+		(perSecond, retryAfter, roundTripMs) => {
+			test.each(workloads)('%s: the pace is learned with at most 2 refused, within 1.05× the floor', async (_name, steps) => {
+				const run = await paceAgainst({ bucket: { perSecond, burst: perSecond }, retryAfter }, steps, {
 					retryDelayMs: 1000,
 					roundTripMs,
 				});
 
+				expect(run.served).toBe(steps.reduce((sum, step) => sum + step.count, 0));
 				expect(run.refused).toBeLessThanOrEqual(2);
-				expect(run.ms).toBeLessThanOrEqual(1.05 * (run.served / 10) * 1000);
-			}
+				expect(run.ms).toBeLessThanOrEqual(1.05 * (run.served / perSecond) * 1000);
+			});
 		},
 	);
 
