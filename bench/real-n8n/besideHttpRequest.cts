@@ -296,14 +296,16 @@ async function benchLine(version: string, tarball: string, cases: BenchCase[], r
 		const timed = cases.filter((bench) => !profiled(bench));
 		if (timed.length > 0) {
 			await n8n.start();
-			const cookie = await n8n.ownerSession();
+			let cookie = await n8n.ownerSession();
 			// The workflow's latest execution (none yet: `latest` undefined), or undefined where n8n's REST API answered
-			// something else than its JSON (2.x, for a moment): the caller's waitFor asks again.
+			// something else than its JSON: the caller's waitFor asks again, with a session taken anew, as 2.x may answer
+			// 404 for a moment after it starts and then 401 to the session it gave in that moment.
 			const latestExecution = async (id: string) => {
 				try {
 					return { latest: (await n8n.executionsOf(id, cookie, 1))[0] };
 				} catch (error) {
 					console.error(`  ${(error as Error).message.slice(0, 300)}`);
+					cookie = await n8n.ownerSession();
 					return undefined;
 				}
 			};
