@@ -1,4 +1,4 @@
-import { useSandbox } from '../../harness/sandbox.cts';
+import { PAST_CAUTIOUS_START_LATENCY_MS, useSandbox } from '../../harness/sandbox.cts';
 import { runNode } from '../../harness/workflowRunner.cts';
 import { API_PAGE } from '../../sandbox/lists.cts';
 
@@ -187,6 +187,39 @@ describe('registration: Get Many over a paged list', () => {
 		expect(pages().length).toBeLessThanOrEqual(5);
 		expect(ids(result.items)).toEqual(newestFirst(250));
 	});
+
+	test('Return All over 3,000 registrations: once the pace allows, the windows its total says are to come go out 4 at once, each taken in its turn', async () => {
+		sandbox().latencyMs = PAST_CAUTIOUS_START_LATENCY_MS;
+		seedMany(3000);
+
+		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
+
+		expect(ids(result.items)).toEqual(newestFirst(3000));
+		expect(sandbox().peakInFlight).toBe(4);
+		// As many as read one at a time: the small window, page 1, then windows of 99 that start at the last one read.
+		expect(pages().length).toBeLessThanOrEqual(2 + Math.ceil((3000 - 100) / 98));
+		expect(result.hints).toEqual([]);
+	}, 15_000);
+
+	test('registrations that arrive and others deleted while windows are read 4 at once: none comes out twice, none still there is left out', async () => {
+		sandbox().latencyMs = PAST_CAUTIOUS_START_LATENCY_MS;
+		seedMany(3000);
+		const deleted = newestFirst(3000).slice(100, 110);
+		sandbox().faultPlan = (request) => {
+			if (request.query.page === '25' && sandbox().state.registrations.has(deleted[0])) {
+				for (const id of deleted) sandbox().state.deleteRegistration(id);
+				seedMany(3, 'late@example.com');
+			}
+			return undefined;
+		};
+
+		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
+
+		const listed = ids(result.items);
+		expect(sandbox().peakInFlight).toBe(4);
+		expect(listed.length - new Set(listed).size).toBe(0);
+		expect(newestFirst(3000).filter((id) => !deleted.includes(id) && !listed.includes(id))).toEqual([]);
+	}, 15_000);
 
 	test('a registration that arrives while the list is read (newest first) makes none come out twice, and leaves none out', async () => {
 		seedMany(250);

@@ -66,13 +66,17 @@ export class ListPass {
 
 	/** Page 1 as the pass asks for it, then windows that overlap the anchor (or pages that follow one another). */
 	nextWindow(habits: ListHabits, pageSize: number): Window {
-		const fixed = habits.fixedPageSize;
-		if (fixed !== undefined && this.end > 0) {
-			const page = Math.floor(this.end / fixed) + 1;
-			return { page, limit: fixed, offset: (page - 1) * fixed };
-		}
 		const limit = this.pageOneLimits[this.pageOne.length];
-		return limit === undefined ? overlappingWindow(this.end, pageSize) : { page: 1, limit, offset: 0 };
+		if (limit === undefined || (habits.fixedPageSize !== undefined && this.end > 0)) return windowPast(this.end, habits, pageSize);
+		return { page: 1, limit, offset: 0 };
+	}
+
+	/**
+	 * The window the pass asks after `window` past page 1 if that comes back full and where asked: known before its
+	 * answer, so it may be asked before its turn. Undefined after page 1, which is placed by what it holds.
+	 */
+	windowAfter(window: Window, habits: ListHabits, pageSize: number): Window | undefined {
+		return window.offset === 0 ? undefined : windowPast(window.offset + window.limit, habits, pageSize);
 	}
 
 	/**
@@ -143,6 +147,14 @@ export class ListPass {
 		const guessed = start > 0 && lacked !== this.lackedBefore;
 		return { ...this.reached(start + answer.identities.length, answer), guessed };
 	}
+}
+
+/** The window past page 1 that follows what was read up to `end`: it overlaps the anchor, or is the next fixed page. */
+function windowPast(end: number, habits: ListHabits, pageSize: number): Window {
+	const fixed = habits.fixedPageSize;
+	if (fixed === undefined || end === 0) return overlappingWindow(end, pageSize);
+	const page = Math.floor(end / fixed) + 1;
+	return { page, limit: fixed, offset: (page - 1) * fixed };
 }
 
 /**

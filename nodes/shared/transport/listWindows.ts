@@ -10,6 +10,8 @@ export interface ReadOptions {
 	 * it read (`after`, as `identify` gives it) and the total its answer gave, or the read starts over.
 	 */
 	goOnAt?: { offset: number; after: string; total?: number };
+	/** The read goes on to the list's end or the Limit, so windows may be asked before their turn (pagedList.ts, rule 7). */
+	readAhead?: boolean;
 }
 
 /** A window as the service answered it: its records in the list's order, where it starts, and its `Date`. */
@@ -24,6 +26,11 @@ export interface Window {
 	page: number;
 	limit: number;
 	offset: number;
+}
+
+/** Whether two windows are the same request (`page` and `limit`). */
+export function sameWindow(one: Window, other: Window): boolean {
+	return one.page === other.page && one.limit === other.limit;
 }
 
 /**

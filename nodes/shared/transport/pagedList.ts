@@ -6,6 +6,7 @@ import type { ListAnswer, ListHabits, ListRead, ListRequest, ReadEnding } from '
 import { askList, endlessList, listHabits, MAX_RECORDS, MIN_PAGE_SIZE, PAGE_SIZE } from './listAnswer';
 import { ListPass } from './listPass';
 import type { ReadOptions, ReadWindow, Window } from './listWindows';
+import { sameWindow } from './listWindows';
 import type { RequestFor } from './serviceRequest';
 import type { ServiceContext } from './session';
 
@@ -27,10 +28,19 @@ import type { ServiceContext } from './session';
  *    whether what was read is whole, and one smaller than what was read is not believed.
  * 6. A bare array (the API page's reading) has no pages (bareList.ts). An answer larger than asked means `limit` is
  *    ignored: pages follow one another, cannot overlap, and a read of several says a deletion could hide a record.
+ * 7. A read that goes on to the list's end (`readAhead`) asks, past page 1, the windows its total says are to come
+ *    before their turn, each where it lies if those before it come back full. Each answer is taken in its turn by the
+ *    rules above; where the pass asks for another window than the one asked ahead, the answers asked ahead are dropped.
  */
 
 /** Passes (rule 4): page 1 asks 100, 1,000, 10,000 records (listPass.ts). */
 const MAX_PASSES = 3;
+
+/**
+ * Windows in flight at once in a read ahead (rule 7): as many as a create's batches (DEFAULT_BATCH_CONCURRENCY in
+ * runOptions.ts), each answer as large as a batch. How fast they go is the service's pace.
+ */
+const WINDOWS_IN_FLIGHT = 4;
 
 /** A list being read a window at a time by the rules above. readList reads it whole; others decide after a window. */
 export class PagedList implements ListRead {
@@ -51,6 +61,9 @@ export class PagedList implements ListRead {
 	ending: ReadEnding | undefined;
 
 	lastWindow: ReadWindow = { records: [], offset: 0 };
+
+	/** Windows asked before their turn (rule 7), in the order they follow one another, each with its answer to come. */
+	private askedAhead: Array<{ window: Window; answer: Promise<ListAnswer> }> = [];
 
 	constructor(
 		private readonly context: ServiceContext,
@@ -96,6 +109,17 @@ export class PagedList implements ListRead {
 
 	/** Reads the next window; false once the read has ended, when nothing more is asked for. */
 	async readWindow(): Promise<boolean> {
+		try {
+			const more = await this.readNextWindow();
+			if (!more) await this.dropAskedAhead();
+			return more;
+		} catch (error) {
+			await this.dropAskedAhead();
+			throw error;
+		}
+	}
+
+	private async readNextWindow(): Promise<boolean> {
 		if (this.ending !== undefined) return false;
 		if (this.windowsRead >= MAX_RECORDS / PAGE_SIZE) throw endlessList(this.context, this.list, this.windowsRead, this.requestFor);
 		if (this.habits.bare) {
@@ -105,7 +129,7 @@ export class PagedList implements ListRead {
 			return this.finish({}, await bareListAnswers((limit) => this.askBare(limit), this.wanted, first));
 		}
 		const window = this.pass.nextWindow(this.habits, this.pageSize);
-		const answer = await this.ask({ page: window.page, limit: window.limit });
+		const answer = await this.answerTo(window);
 		if (answer.absent) return this.finish({ absent: true });
 		if (answer.page === undefined) {
 			// Not a list: on the first window it is shown as the service sent it; later, it ends the list.
@@ -180,11 +204,50 @@ export class PagedList implements ListRead {
 		});
 	}
 
-	private async ask(paging: IDataObject): Promise<ListAnswer> {
-		const answer = await askList(this.context, this.list, this.requestFor, paging);
+	/** The answer to `window`: the one asked ahead for it, or asked now; the windows that follow it are asked ahead. */
+	private async answerTo(window: Window): Promise<ListAnswer> {
+		const next = this.askedAhead[0];
+		if (next !== undefined && !sameWindow(next.window, window)) await this.dropAskedAhead();
+		const asked = this.askedAhead.shift()?.answer ?? this.request({ page: window.page, limit: window.limit });
+		this.askAhead(this.askedAhead.at(-1)?.window ?? window);
+		return this.counted(await asked);
+	}
+
+	/** Asks the windows after `last` the total says are to come (rule 7), until WINDOWS_IN_FLIGHT are asked. */
+	private askAhead(last: Window): void {
+		if (this.options.readAhead !== true) return;
+		let window = last;
+		while (this.askedAhead.length < WINDOWS_IN_FLIGHT - 1) {
+			const after = this.pass.windowAfter(window, this.habits, this.pageSize);
+			if (after === undefined || after.offset >= Math.min(this.total ?? 0, this.wanted)) return;
+			const answer = this.request({ page: after.page, limit: after.limit });
+			// Handled here, so that an answer dropped unread is no unhandled rejection; one taken in its turn still throws.
+			answer.catch(() => undefined);
+			this.askedAhead.push({ window: after, answer });
+			window = after;
+		}
+	}
+
+	/** Drops the windows asked ahead, once their requests are over: none goes on after the read. */
+	private async dropAskedAhead(): Promise<void> {
+		const dropped = this.askedAhead.map(({ answer }) => answer);
+		this.askedAhead = [];
+		await Promise.allSettled(dropped);
+	}
+
+	private request(paging: IDataObject): Promise<ListAnswer> {
+		return askList(this.context, this.list, this.requestFor, paging);
+	}
+
+	/** An answer taken in its turn: it counts as a window read, and its `Date` is the last window's. */
+	private counted(answer: ListAnswer): ListAnswer {
 		this.windowsRead += 1;
 		this.lastWindow = { ...this.lastWindow, answeredAt: answer.answeredAt };
 		return answer;
+	}
+
+	private async ask(paging: IDataObject): Promise<ListAnswer> {
+		return this.counted(await this.request(paging));
 	}
 
 	private async askBare(limit: number | undefined): Promise<IDataObject[]> {
@@ -216,7 +279,7 @@ export async function readList(
 	requestFor: RequestFor,
 	limit?: number,
 ): Promise<ListRead> {
-	const reader = new PagedList(this, list, requestFor, { limit });
+	const reader = new PagedList(this, list, requestFor, { limit, readAhead: true });
 	while (await reader.readWindow());
 	return reader;
 }

@@ -152,6 +152,8 @@ async function listForCustomers(
 			this,
 			registrationsList(formSlug === undefined ? {} : { formSlug }, what),
 			requestFor(this, customers[0].firstItemIndex),
+			// Windows are asked ahead only past page 1 (pagedList.ts, rule 7): the first, which decides, asks none.
+			{ readAhead: true },
 		);
 		await listing.readWindow();
 		if (listing.ending?.notAList) return customers;
