@@ -6,16 +6,27 @@ import { sleep } from './wait.cts';
 export const webhookUrl = (n8n: RealN8n, path: string) => `${n8n.baseUrl}/webhook/${path}`;
 
 /**
- * POSTs to a webhook. n8n 2.x answers 404 for a while after it says it is ready, until it has registered every
- * webhook (an OPTIONS request can find a webhook that a POST cannot yet), so a 404 is sent again, for up to a minute.
+ * n8n's answer to every call while its database ping has timed out (abstract-server.js: 503 "Database is not ready!",
+ * before any workflow runs), until a ping succeeds: it pings every 2 s (DB_PING_INTERVAL_SECONDS' default).
+ */
+export const DATABASE_NOT_READY = 'Database is not ready!';
+const DATABASE_PING_MS = 2_000;
+
+/**
+ * POSTs to a webhook, and sends again what n8n refused before any workflow ran, as a caller that retries would: for up
+ * to a minute. n8n 2.x answers 404 for a while after it says it is ready, until it has registered every webhook (an
+ * OPTIONS request can find a webhook that a POST cannot yet); n8n 1.x under load answers DATABASE_NOT_READY for a
+ * ping's interval now and then.
  */
 export async function postToWebhook(url: string, init: RequestInit): Promise<Response> {
-	const registeredBy = Date.now() + 60_000;
+	const givingUpAt = Date.now() + 60_000;
 	for (;;) {
 		const response = await fetch(url, { ...init, method: 'POST' });
-		if (response.status !== 404 || Date.now() > registeredBy) return response;
-		await response.arrayBuffer();
-		await sleep(1000);
+		if (Date.now() > givingUpAt || ![404, 503].includes(response.status)) return response;
+		const body = await response.text();
+		if (response.status === 503 && !body.includes(DATABASE_NOT_READY))
+			return new Response(body, { status: response.status, headers: response.headers });
+		await sleep(response.status === 404 ? 1000 : DATABASE_PING_MS);
 	}
 }
 
