@@ -79,6 +79,8 @@ export interface ListHabits {
 	fixedPageSize?: number;
 	/** A page of PAGE_SIZE was seen to leave out the newest (the real service's reported quirk). */
 	largePagesLeaveOutNewest?: boolean;
+	/** A window past page 1 was seen to carry a read on: the service honours `page`. */
+	honoursPage?: boolean;
 }
 
 const habitsOfRuns = executionScoped<Map<string, ListHabits>>();

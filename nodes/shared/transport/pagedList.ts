@@ -28,9 +28,10 @@ import type { ServiceContext } from './session';
  *    whether what was read is whole, and one smaller than what was read is not believed.
  * 6. A bare array (the API page's reading) has no pages (bareList.ts). An answer larger than asked means `limit` is
  *    ignored: pages follow one another, cannot overlap, and a read of several says a deletion could hide a record.
- * 7. A read that goes on to the list's end (`readAhead`) asks, past page 1, the windows its total says are to come
- *    before their turn, each where it lies if those before it come back full. Each answer is taken in its turn by the
- *    rules above; where the pass asks for another window than the one asked ahead, the answers asked ahead are dropped.
+ * 7. A read that goes on to the list's end (`readAhead`), once a window past page 1 has carried a read of the run on
+ *    (the service honours `page`), asks the windows its total says are to come before their turn, each where it lies
+ *    if those before it come back full. Each answer is taken in its turn by the rules above; where the pass asks for
+ *    another window than the one asked ahead, the answers asked ahead are dropped.
  */
 
 /** Passes (rule 4): page 1 asks 100, 1,000, 10,000 records (listPass.ts). */
@@ -109,13 +110,13 @@ export class PagedList implements ListRead {
 
 	/** Reads the next window; false once the read has ended, when nothing more is asked for. */
 	async readWindow(): Promise<boolean> {
+		let more = false;
 		try {
-			const more = await this.readNextWindow();
-			if (!more) await this.dropAskedAhead();
+			more = await this.readNextWindow();
 			return more;
-		} catch (error) {
-			await this.dropAskedAhead();
-			throw error;
+		} finally {
+			// A read that ended, or failed, leaves no window asked ahead in flight.
+			if (!more) await this.dropAskedAhead();
 		}
 	}
 
@@ -168,6 +169,7 @@ export class PagedList implements ListRead {
 		const short = count < window.limit ? !mayBeCut || reachedTotal : fixed !== undefined && reachedTotal;
 		// A window past page 1 that adds nothing, and is no list's end, does not carry the pass on either.
 		if (window.offset > 0 && step.end <= before && !short && count > 0) return this.startOver();
+		if (window.offset > 0 && step.end > before) this.habits.honoursPage = true;
 
 		this.keep(records, identities, window.offset === 0);
 		this.lastWindow = { records, offset: window.offset, answeredAt };
@@ -215,7 +217,7 @@ export class PagedList implements ListRead {
 
 	/** Asks the windows after `last` the total says are to come (rule 7), until WINDOWS_IN_FLIGHT are asked. */
 	private askAhead(last: Window): void {
-		if (this.options.readAhead !== true) return;
+		if (this.options.readAhead !== true || this.habits.honoursPage !== true) return;
 		let window = last;
 		while (this.askedAhead.length < WINDOWS_IN_FLIGHT - 1) {
 			const after = this.pass.windowAfter(window, this.habits, this.pageSize);
