@@ -1,6 +1,6 @@
 import { PAST_CAUTIOUS_START_LATENCY_MS, useSandbox } from '../../harness/sandbox.cts';
 import { runNode } from '../../harness/workflowRunner.cts';
-import { API_PAGE } from '../../sandbox/lists.cts';
+import { API_PAGE, listAnswer } from '../../sandbox/lists.cts';
 
 const { sandbox, credentials } = useSandbox();
 
@@ -221,6 +221,67 @@ describe('registration: Get Many over a paged list', () => {
 		expect(listed.length - new Set(listed).size).toBe(0);
 		expect(newestFirst(3000).filter((id) => !deleted.includes(id) && !listed.includes(id))).toEqual([]);
 	}, 15_000);
+
+	test('regression: a window answered after those asked ahead of it (502, sent again) while 20 arrive and the 20 oldest go, in every read from the start: none still there is left out, the list read once', async () => {
+		sandbox().latencyMs = PAST_CAUTIOUS_START_LATENCY_MS;
+		seedMany(3000);
+		const deleted: string[] = [];
+		const passes = () => pages().filter((query) => query.page === '1' && query.limit === '10').length;
+		let failed: { page: string; limit: string } | undefined;
+		let failedInPass = 0;
+		sandbox().faultPlan = (request) => {
+			if (request.path !== '/api/registrations') return undefined;
+			const { page, limit } = request.query;
+			if (failed !== undefined && page === failed.page && limit === failed.limit) {
+				// Sent again: the list changes meanwhile, its total does not.
+				failed = undefined;
+				seedMany(20, 'late@example.com');
+				for (const id of newestFirst(3000).reverse().slice(deleted.length, deleted.length + 20)) {
+					sandbox().state.deleteRegistration(id);
+					deleted.push(id);
+				}
+				return undefined;
+			}
+			if (failed === undefined && failedInPass < passes() && (Number(page) - 1) * Number(limit) >= 2000) {
+				failedInPass = passes();
+				failed = { page, limit };
+				return { status: 502, body: { message: 'Bad gateway' } };
+			}
+			return undefined;
+		};
+
+		const result = await runNode({ parameters: getAll({ returnAll: true }), credentials: credentials() });
+
+		const listed = ids(result.items);
+		expect(newestFirst(3000).filter((id) => !deleted.includes(id) && !listed.includes(id))).toEqual([]);
+		expect(listed.length - new Set(listed).size).toBe(0);
+		expect(result.hints).toEqual([]);
+		expect(passes()).toBe(1);
+		// As read one at a time (35), the window sent again, and each asked ahead of it asked again once.
+		expect(pages().length).toBeLessThanOrEqual(35 + 1 + 3);
+	}, 30_000);
+
+	test('regression: windows asked ahead past a total 500 too large, answering after 3 s with Timeout 1 s, are each sent once, and the read waits one Timeout for them', async () => {
+		sandbox().latencyMs = PAST_CAUTIOUS_START_LATENCY_MS;
+		seedMany(3000);
+		sandbox().faultPlan = (request) => {
+			if (request.path !== '/api/registrations') return undefined;
+			if ((Number(request.query.page) - 1) * Number(request.query.limit) >= 3000) return { delayMs: 3000 };
+			const body = listAnswer(sandbox().state.matchingRegistrations(request.query), request.query, sandbox().dialect);
+			return { status: 200, body: { ...(body as object), total: (body as { total: number }).total + 500 } };
+		};
+		const started = Date.now();
+
+		const result = await runNode({
+			parameters: getAll({ returnAll: true, options: { timeout: 1000, maxRetries: 3, retryDelay: 1000 } }),
+			credentials: credentials(),
+		});
+
+		expect(ids(result.items)).toEqual(newestFirst(3000));
+		const pastTheEnd = pages().filter((query) => (Number(query.page) - 1) * Number(query.limit) >= 3000);
+		expect(pastTheEnd.length).toBeLessThanOrEqual(3);
+		expect(Date.now() - started).toBeLessThan(6000);
+	}, 30_000);
 
 	test('a registration that arrives while the list is read (newest first) makes none come out twice, and leaves none out', async () => {
 		seedMany(250);

@@ -114,6 +114,11 @@ export class ListPass {
 		return this.reached(window.offset + identities.length, answer);
 	}
 
+	/** Whether a window holds the record the pass reached last, where it has one. */
+	holdsAnchor(identities: string[]): boolean {
+		return this.anchor === undefined || identities.includes(this.anchor.identity);
+	}
+
 	/** The pass moves on to `end`, the window's last record its anchor. */
 	private reached(end: number, answer: Answer): { end: number } {
 		const last = answer.identities.at(-1);

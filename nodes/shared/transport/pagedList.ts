@@ -29,9 +29,11 @@ import type { ServiceContext } from './session';
  * 6. A bare array (the API page's reading) has no pages (bareList.ts). An answer larger than asked means `limit` is
  *    ignored: pages follow one another, cannot overlap, and a read of several says a deletion could hide a record.
  * 7. A read that goes on to the list's end (`readAhead`), once a window past page 1 has carried a read of the run on
- *    (the service honours `page`), asks the windows its total says are to come before their turn, each where it lies
- *    if those before it come back full. Each answer is taken in its turn by the rules above; where the pass asks for
- *    another window than the one asked ahead, the answers asked ahead are dropped.
+ *    (the service honours `page`), asks the windows its total says are to come before their turn, each once, where it
+ *    lies if those before it come back full; not pages of a fixed size, which have no anchor to check. An answer asked
+ *    ahead is taken in its turn by the rules above where it holds the anchor; without it (the rules read a window as
+ *    asked after the one before it, and this one may have been answered first), or failed, that window is asked again
+ *    then. Where the pass asks another window, the ones asked ahead are dropped; the read ends once they are over.
  */
 
 /** Passes (rule 4): page 1 asks 100, 1,000, 10,000 records (listPass.ts). */
@@ -64,7 +66,10 @@ export class PagedList implements ListRead {
 	lastWindow: ReadWindow = { records: [], offset: 0 };
 
 	/** Windows asked before their turn (rule 7), in the order they follow one another, each with its answer to come. */
-	private askedAhead: Array<{ window: Window; answer: Promise<ListAnswer> }> = [];
+	private askedAhead: Array<{ window: Window; answer: Promise<ListAnswer | undefined> }> = [];
+
+	/** Answers asked ahead and dropped, which the read waits for before it ends. */
+	private dropped: Array<Promise<unknown>> = [];
 
 	constructor(
 		private readonly context: ServiceContext,
@@ -116,7 +121,10 @@ export class PagedList implements ListRead {
 			return more;
 		} finally {
 			// A read that ended, or failed, leaves no window asked ahead in flight.
-			if (!more) await this.dropAskedAhead();
+			if (!more) {
+				this.dropAskedAhead();
+				await Promise.allSettled(this.dropped);
+			}
 		}
 	}
 
@@ -206,39 +214,46 @@ export class PagedList implements ListRead {
 		});
 	}
 
-	/** The answer to `window`: the one asked ahead for it, or asked now; the windows that follow it are asked ahead. */
+	/**
+	 * The answer to `window`: the one asked ahead for it where it holds the anchor (rule 7), or asked now; the windows
+	 * that follow it are asked ahead.
+	 */
 	private async answerTo(window: Window): Promise<ListAnswer> {
 		const next = this.askedAhead[0];
-		if (next !== undefined && !sameWindow(next.window, window)) await this.dropAskedAhead();
-		const asked = this.askedAhead.shift()?.answer ?? this.request({ page: window.page, limit: window.limit });
+		if (next !== undefined && !sameWindow(next.window, window)) this.dropAskedAhead();
+		const ahead = this.askedAhead.shift();
+		const asked = ahead === undefined ? this.request(window, this.requestFor) : undefined;
 		this.askAhead(this.askedAhead.at(-1)?.window ?? window);
-		return this.counted(await asked);
+		if (asked !== undefined) return this.counted(await asked);
+		const answer = await ahead!.answer;
+		const identities = answer?.page?.records.map((record) => this.identity(record));
+		if (identities !== undefined && this.pass.holdsAnchor(identities)) return this.counted(answer!);
+		return this.ask({ page: window.page, limit: window.limit });
 	}
 
 	/** Asks the windows after `last` the total says are to come (rule 7), until WINDOWS_IN_FLIGHT are asked. */
 	private askAhead(last: Window): void {
-		if (this.options.readAhead !== true || this.habits.honoursPage !== true) return;
+		const { honoursPage, fixedPageSize } = this.habits;
+		if (this.options.readAhead !== true || honoursPage !== true || fixedPageSize !== undefined) return;
+		// Sent once: one that fails is asked again in its turn, and one dropped costs a single attempt.
+		const once = { ...this.requestFor, policy: { ...this.requestFor.policy, maxRetries: 0 } };
 		let window = last;
 		while (this.askedAhead.length < WINDOWS_IN_FLIGHT - 1) {
 			const after = this.pass.windowAfter(window, this.habits, this.pageSize);
 			if (after === undefined || after.offset >= Math.min(this.total ?? 0, this.wanted)) return;
-			const answer = this.request({ page: after.page, limit: after.limit });
-			// Handled here, so that an answer dropped unread is no unhandled rejection; one taken in its turn still throws.
-			answer.catch(() => undefined);
-			this.askedAhead.push({ window: after, answer });
+			this.askedAhead.push({ window: after, answer: this.request(after, once).catch(() => undefined) });
 			window = after;
 		}
 	}
 
-	/** Drops the windows asked ahead, once their requests are over: none goes on after the read. */
-	private async dropAskedAhead(): Promise<void> {
-		const dropped = this.askedAhead.map(({ answer }) => answer);
+	/** Drops the windows asked ahead: the read waits for them only before it ends. */
+	private dropAskedAhead(): void {
+		this.dropped.push(...this.askedAhead.map(({ answer }) => answer));
 		this.askedAhead = [];
-		await Promise.allSettled(dropped);
 	}
 
-	private request(paging: IDataObject): Promise<ListAnswer> {
-		return askList(this.context, this.list, this.requestFor, paging);
+	private request(window: Window, requestFor: RequestFor): Promise<ListAnswer> {
+		return askList(this.context, this.list, requestFor, { page: window.page, limit: window.limit });
 	}
 
 	/** An answer taken in its turn: it counts as a window read, and its `Date` is the last window's. */
@@ -249,7 +264,7 @@ export class PagedList implements ListRead {
 	}
 
 	private async ask(paging: IDataObject): Promise<ListAnswer> {
-		return this.counted(await this.request(paging));
+		return this.counted(await askList(this.context, this.list, this.requestFor, paging));
 	}
 
 	private async askBare(limit: number | undefined): Promise<IDataObject[]> {
