@@ -6,9 +6,9 @@ import type { ListAnswer, ListHabits, ListRead, ListRequest, ReadEnding } from '
 import { askList, endlessList, listHabits, MAX_RECORDS, MIN_PAGE_SIZE, PAGE_SIZE } from './listAnswer';
 import { ListPass } from './listPass';
 import type { ReadOptions, ReadWindow, Window } from './listWindows';
-import { sameWindow } from './listWindows';
 import type { RequestFor } from './serviceRequest';
 import type { ServiceContext } from './session';
+import { WindowsAhead } from './windowsAhead';
 
 /**
  * Every list the node reads: in windows (`page` from 1 and `limit`; a page starts at `(page − 1) × limit`), each an
@@ -39,12 +39,6 @@ import type { ServiceContext } from './session';
 /** Passes (rule 4): page 1 asks 100, 1,000, 10,000 records (listPass.ts). */
 const MAX_PASSES = 3;
 
-/**
- * Windows in flight at once in a read ahead (rule 7): as many as a create's batches (DEFAULT_BATCH_CONCURRENCY in
- * runOptions.ts), each answer as large as a batch. How fast they go is the service's pace.
- */
-const WINDOWS_IN_FLIGHT = 4;
-
 /** A list being read a window at a time by the rules above. readList reads it whole; others decide after a window. */
 export class PagedList implements ListRead {
 	private readonly byIdentity = new Map<string, IDataObject>();
@@ -65,11 +59,7 @@ export class PagedList implements ListRead {
 
 	lastWindow: ReadWindow = { records: [], offset: 0 };
 
-	/** Windows asked before their turn (rule 7), in the order they follow one another, each with its answer to come. */
-	private askedAhead: Array<{ window: Window; answer: Promise<ListAnswer | undefined> }> = [];
-
-	/** Answers asked ahead and dropped, which the read waits for before it ends. */
-	private dropped: Array<Promise<unknown>> = [];
+	private readonly ahead = new WindowsAhead();
 
 	constructor(
 		private readonly context: ServiceContext,
@@ -121,10 +111,7 @@ export class PagedList implements ListRead {
 			return more;
 		} finally {
 			// A read that ended, or failed, leaves no window asked ahead in flight.
-			if (!more) {
-				this.dropAskedAhead();
-				await Promise.allSettled(this.dropped);
-			}
+			if (!more) await this.ahead.settle();
 		}
 	}
 
@@ -219,37 +206,31 @@ export class PagedList implements ListRead {
 	 * that follow it are asked ahead.
 	 */
 	private async answerTo(window: Window): Promise<ListAnswer> {
-		const next = this.askedAhead[0];
-		if (next !== undefined && !sameWindow(next.window, window)) this.dropAskedAhead();
-		const ahead = this.askedAhead.shift();
-		const asked = ahead === undefined ? this.request(window, this.requestFor) : undefined;
-		this.askAhead(this.askedAhead.at(-1)?.window ?? window);
-		if (asked !== undefined) return this.counted(await asked);
-		const answer = await ahead!.answer;
+		const askedAhead = this.ahead.take(window);
+		const askedNow = askedAhead === undefined ? this.request(window, this.requestFor) : undefined;
+		this.askAhead(window);
+		if (askedNow !== undefined) return this.counted(await askedNow);
+		const answer = await askedAhead;
 		const identities = answer?.page?.records.map((record) => this.identity(record));
 		if (identities !== undefined && this.pass.holdsAnchor(identities)) return this.counted(answer!);
 		return this.ask({ page: window.page, limit: window.limit });
 	}
 
-	/** Asks the windows after `last` the total says are to come (rule 7), until WINDOWS_IN_FLIGHT are asked. */
-	private askAhead(last: Window): void {
+	/** Asks ahead the windows after `window` the total says are to come (rule 7). */
+	private askAhead(window: Window): void {
 		const { honoursPage, fixedPageSize } = this.habits;
 		if (this.options.readAhead !== true || honoursPage !== true || fixedPageSize !== undefined) return;
+		const end = Math.min(this.total ?? 0, this.wanted);
 		// Sent once: one that fails is asked again in its turn, and one dropped costs a single attempt.
 		const once = { ...this.requestFor, policy: { ...this.requestFor.policy, maxRetries: 0 } };
-		let window = last;
-		while (this.askedAhead.length < WINDOWS_IN_FLIGHT - 1) {
-			const after = this.pass.windowAfter(window, this.habits, this.pageSize);
-			if (after === undefined || after.offset >= Math.min(this.total ?? 0, this.wanted)) return;
-			this.askedAhead.push({ window: after, answer: this.request(after, once).catch(() => undefined) });
-			window = after;
-		}
-	}
-
-	/** Drops the windows asked ahead: the read waits for them only before it ends. */
-	private dropAskedAhead(): void {
-		this.dropped.push(...this.askedAhead.map(({ answer }) => answer));
-		this.askedAhead = [];
+		this.ahead.askAfter(
+			window,
+			(last) => {
+				const after = this.pass.windowAfter(last, this.habits, this.pageSize);
+				return after !== undefined && after.offset < end ? after : undefined;
+			},
+			(after) => this.request(after, once),
+		);
 	}
 
 	private request(window: Window, requestFor: RequestFor): Promise<ListAnswer> {
