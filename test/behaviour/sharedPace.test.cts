@@ -3,6 +3,7 @@ import { getSerials, serials, timed } from '../../harness/serialLookups.cts';
 import { runNode } from '../../harness/workflowRunner.cts';
 import { retryAfterMs } from '../../nodes/shared/transport/attemptOutcome';
 import { DEFAULT_REQUEST_POLICY } from '../../nodes/shared/transport/serviceRequest';
+import type { ServicePace } from '../../nodes/shared/transport/servicePace';
 import { servicePace } from '../../nodes/shared/transport/servicePace';
 
 /**
@@ -151,6 +152,31 @@ class ChangingLimit {
 		}
 		return String(Math.max(1, Math.ceil((1 - this.tokens) / rate)));
 	}
+
+	/** Another app of the shop's spends the whole bucket at `now`. */
+	spendAll(now: number): void {
+		this.tokens = 0;
+		this.at = now;
+	}
+}
+
+/** One request through `pace`, sent as serviceRequest sends it (10 ms each way); resolves when the service took it. */
+async function sendThrough(pace: ServicePace, service: ChangingLimit): Promise<void> {
+	const since = Date.now();
+	for (;;) {
+		const ticket = await pace.acquire({ since, patienceMs: 4 * 30_000 });
+		if (typeof ticket === 'string') throw new Error(ticket);
+		await new Promise((resolve) => setTimeout(resolve, 10));
+		const refusal = service.take(Date.now());
+		await new Promise((resolve) => setTimeout(resolve, 10));
+		if (refusal === undefined) return pace.answered(ticket);
+		pace.refused(ticket, {
+			why: 'rate',
+			retryAfterMs: retryAfterMs(refusal, Date.now()),
+			problem: 'the service is limiting the rate of requests (HTTP 429)',
+			httpCode: '429',
+		});
+	}
 }
 
 describe('how long a pace is joined (fake time)', () => {
@@ -163,28 +189,11 @@ describe('how long a pace is joined (fake time)', () => {
 		const service = new ChangingLimit((now) => (now - start < 20_000 ? 1 : 50));
 		const origin = `https://changing-${start}.example`;
 		const waited: Array<{ arrived: number; ms: number }> = [];
-		// One execution, one create (a form submission), sent as serviceRequest sends it.
+		// One execution, one create (a form submission).
 		const submission = async () => {
-			const pace = servicePace({}, DEFAULT_REQUEST_POLICY, origin, 'token');
 			const arrived = Date.now() - start;
-			for (;;) {
-				const ticket = await pace.acquire({ since: Date.now(), patienceMs: 4 * 30_000 });
-				if (typeof ticket === 'string') throw new Error(ticket);
-				await new Promise((resolve) => setTimeout(resolve, 10));
-				const refusal = service.take(Date.now());
-				await new Promise((resolve) => setTimeout(resolve, 10));
-				if (refusal === undefined) {
-					pace.answered(ticket);
-					waited.push({ arrived, ms: Date.now() - start - arrived });
-					return;
-				}
-				pace.refused(ticket, {
-					why: 'rate',
-					retryAfterMs: retryAfterMs(refusal, Date.now()),
-					problem: 'the service is limiting the rate of requests (HTTP 429)',
-					httpCode: '429',
-				});
-			}
+			await sendThrough(servicePace({}, DEFAULT_REQUEST_POLICY, origin, 'token'), service);
+			waited.push({ arrived, ms: Date.now() - start - arrived });
 		};
 		// 3 submissions a second for 2 minutes.
 		const all: Array<Promise<void>> = [];
@@ -203,6 +212,36 @@ describe('how long a pace is joined (fake time)', () => {
 		const afterTheMinute = waited.filter((submission) => submission.arrived >= 61_000);
 		expect(afterTheMinute.length).toBeGreaterThan(170);
 		expect(Math.max(...afterTheMinute.map((submission) => submission.ms))).toBeLessThan(2000);
+	}, 30_000);
+
+	test('regression (issue 50): three submissions 15 s apart, a refusal at 45 s (another app spent the limit), then 50 lookups join the pace: through at the service\'s 10 a second, not at one every 15 s', async () => {
+		const start = Date.now();
+		const service = new ChangingLimit(() => 10);
+		const origin = `https://sparse-${start}.example`;
+		const submit = () => sendThrough(servicePace({}, DEFAULT_REQUEST_POLICY, origin, 'token'), service);
+		const all: Array<Promise<void>> = [];
+		for (const second of [0, 15, 30]) {
+			await jest.advanceTimersByTimeAsync(start + second * 1000 - Date.now());
+			all.push(submit());
+		}
+		await jest.advanceTimersByTimeAsync(start + 45_000 - Date.now());
+		service.spendAll(Date.now());
+		all.push(submit());
+		await jest.advanceTimersByTimeAsync(100);
+		// An execution of 50 lookups, 50 at once, while that submission waits out its pause: it joins the pace.
+		const lookups = {};
+		const joinedAt = Date.now();
+		let lastTaken = 0;
+		const sent = Array.from({ length: 50 }, async () => {
+			await sendThrough(servicePace(lookups, DEFAULT_REQUEST_POLICY, origin, 'token'), service);
+			lastTaken = Math.max(lastTaken, Date.now());
+		});
+		await jest.advanceTimersByTimeAsync(3_600_000);
+		await Promise.all([...all, ...sent]);
+
+		// The service takes them in about 5 s (its bucket refills by 10 a second); diluted by the idle minute, the guess
+		// was one every 15 s: 12 minutes.
+		expect(lastTaken - joinedAt).toBeLessThan(10_000);
 	}, 30_000);
 });
 

@@ -16,6 +16,8 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  *   while the pace is only a guess;
  * - at a further refusal for the rate, measures it (measuredPerMs) and keeps 1% under it for the rest of the run,
  *   never faster: each refusal shows that the pace it refused was too fast;
+ * - guesses and measures only over time it pushed the service: after a second with nothing to send, it measures anew
+ *   from the next request;
  * - while the service refuses (429, or 503 unavailable), pauses as long as it asks (Retry-After) or Retry Wait,
  *   doubled while pauses keep ending in refusals, then sends one request at a time, at most 4 in any second, until
  *   one is taken;
@@ -30,6 +32,11 @@ const CAUTIOUS_START = 16;
  * ends within it wherever one request at a time is twice the service's rate (10/s inside n8n, 40-50 ms a request).
  */
 const CAUTIOUS_MS = 1000;
+/**
+ * A gate idle this long starts its measurement over: a limit counts requests a second, so a second with nothing sent
+ * refills a burst of a second's worth, and time the run did not push the service says nothing of its rate.
+ */
+const IDLE_MS = 1000;
 /** The most requests the node sends a service that keeps refusing, in any second. */
 const REFUSED_PER_SECOND = 4;
 /** The window those are counted in: a second, and a tenth more so that the network's jitter cannot squeeze a fifth in. */
@@ -192,7 +199,7 @@ export class LearnedPace {
 
 	/**
 	 * The service's rate, from the requests it took since the previous refusal: at least their number over the time
-	 * since (its bucket was empty then and now); and at least what any latest stretch of them sustained, less what a
+	 * since (its bucket was empty then and now; after an idle second, up to a burst more than that); and at least what any latest stretch of them sustained, less what a
 	 * full bucket could have given — a stretch that a slow start or a long pause does not dilute.
 	 */
 	private measuredPerMs(now: number, since: number, burst: number): number {
@@ -226,6 +233,17 @@ export class LearnedPace {
 		if (inFlight >= 1 + Math.floor(this.bucket.perMs * this.lastAnswerMs)) return undefined;
 		const tokens = this.refilled(now);
 		return tokens >= 1 ? 0 : Math.ceil((1 - tokens) / this.bucket.perMs);
+	}
+
+	/**
+	 * The gate was idle for `idleMs` before a request came to it. After an idle second, what the service took before
+	 * is not measured with what it takes next (the pace is kept): otherwise a few requests spread over a minute would
+	 * read as the service's rate, and a run joining the pace would crawl at it.
+	 */
+	idled(idleMs: number): void {
+		if (idleMs < IDLE_MS) return;
+		this.measuringSince = undefined;
+		this.successTimes = [];
 	}
 
 	/** A request goes out now: its ticket. */

@@ -52,6 +52,9 @@ export class ServicePace {
 
 	private wakeAt: number | undefined;
 
+	/** When a request last left the gate or its place in flight: the gate has been idle since, if none is in use. */
+	private lastLeftAt: number;
+
 	/** Whether the service is kept as calm (rememberedPace.ts), as far as this run knows: kept once, not at every answer. */
 	private keptCalm: boolean;
 
@@ -65,6 +68,7 @@ export class ServicePace {
 		private readonly clock: PaceClock = SYSTEM_CLOCK,
 	) {
 		this.startedAt = clock.now();
+		this.lastLeftAt = this.startedAt;
 		this.keptCalm = recallCalm(service);
 		this.learned = new LearnedPace(retryDelayMs, this.keptCalm);
 	}
@@ -90,6 +94,7 @@ export class ServicePace {
 			const waiter: Waiter = {
 				...request,
 				settle: (ticket) => {
+					this.lastLeftAt = this.clock.now();
 					request.stop?.removeEventListener('abort', onStop);
 					const position = this.queue.indexOf(waiter);
 					if (position !== -1) this.queue.splice(position, 1);
@@ -97,6 +102,7 @@ export class ServicePace {
 				},
 			};
 			request.stop?.addEventListener('abort', onStop, { once: true });
+			if (!this.inUse) this.learned.idled(this.clock.now() - this.lastLeftAt);
 			const before = this.queue.findIndex((queued) => queued.since > request.since);
 			this.queue.splice(before === -1 ? this.queue.length : before, 0, waiter);
 			this.dispatch();
@@ -130,6 +136,7 @@ export class ServicePace {
 
 	private free(): void {
 		this.inFlight -= 1;
+		this.lastLeftAt = this.clock.now();
 		this.dispatch();
 	}
 
