@@ -5,7 +5,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 export const serials = (count: number): INodeExecutionData[] =>
 	Array.from({ length: count }, (_, index) => ({ json: { serial: `S-${index}` } }));
 
-export const getSerials = (options: Record<string, number | string> = {}) => ({
+export const getSerials = (options: Record<string, number> = {}) => ({
 	resource: 'serialNumber',
 	operation: 'get',
 	serialNumber: '={{ $json.serial }}',

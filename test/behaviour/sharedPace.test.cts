@@ -94,43 +94,6 @@ describe("one execution's Options never govern another's requests, through the e
 	}, 15_000);
 });
 
-test("regression (issue 50): another workflow's item with a longer Timeout: a lookup the service would take at once is sent and found, not failed as refused", async () => {
-	sandbox().state.createSerialNumbers([{ serialNumber: 'S-0' }, { serialNumber: 'S-1' }]);
-	// Unavailable for two requests, without Retry-After; then a request that takes 8 s.
-	sandbox().faultQueue.push(
-		{ status: 503, body: { message: 'Service Unavailable' } },
-		{ status: 503, body: { message: 'Service Unavailable' } },
-		{ delayMs: 8000 },
-	);
-	// A workflow whose first item (Timeout 1 s, Retries 1) meets both 503s; its second item (Timeout 60 s) the slow one.
-	const first = runNode({
-		parameters: getSerials({
-			timeout: '={{ $itemIndex === 0 ? 1000 : 60000 }}',
-			maxRetries: 1,
-			retryDelay: 0,
-			concurrency: 1,
-		}),
-		credentials: credentials(),
-		items: serials(2),
-		continueOnFail: true,
-	});
-	await until(() => sandbox().requests.length >= 3);
-
-	// Another workflow with the Options of the first one's first item looks a serial number up meanwhile.
-	const { result: second, seconds } = await timed(() =>
-		runNode({
-			parameters: getSerials({ timeout: 1000, maxRetries: 1, retryDelay: 0 }),
-			credentials: credentials(),
-			items: serials(1),
-			continueOnFail: true,
-		}),
-	);
-	await first;
-
-	expect(second.items.map((item) => [item.json.found, item.json.error])).toEqual([[true, undefined]]);
-	expect(seconds).toBeLessThan(1);
-}, 20_000);
-
 /** A service whose limit changes: `perSecond(now)` requests a second, a bucket of as many; 429 with Retry-After. */
 class ChangingLimit {
 	private tokens: number;

@@ -7,13 +7,12 @@ import { paceKey, recallCalm, rememberCalm } from './rememberedPace';
 import type { RequestPolicy } from './serviceRequest';
 
 /**
- * The run's gate: every request the run sends with the same Options (pages, lookups, creates, updates, upload
- * addresses) waits here for its turn, in the order of its first attempt, until the pace the run has learned
- * (learnedPace.ts) lets it go out, or Stop comes, or it has waited through refusals as long as it may. Answers and
- * refusals are told to the pace here. Runs in this n8n process share the gate of their service and Options
- * (servicePace below): ten executions a worker runs at once learn one pace, not ten, each pushing the service into
- * refusals. Whether the service refused is kept for the runs after it in this n8n process (rememberedPace.ts);
- * another worker, or a restart, starts cautiously.
+ * The run's gate: every request the run sends (pages, lookups, creates, updates, upload addresses) waits here for
+ * its turn, in the order of its first attempt, until the pace the run has learned (learnedPace.ts) lets it go out, or
+ * Stop comes, or it has waited through refusals as long as it may. Answers and refusals are told to the pace here.
+ * Runs in this n8n process share the gate of their service (servicePace below): ten executions a worker runs at once
+ * learn one pace, not ten, each pushing the service into refusals. Whether the service refused is kept for the runs
+ * after it in this n8n process (rememberedPace.ts); another worker, or a restart, starts cautiously.
  */
 
 /** The longest the pace sleeps at once: a wake further off is slept towards in steps, and given up when nobody waits. */
@@ -204,38 +203,29 @@ export async function untilStop(done: Promise<unknown>, stop: AbortSignal | unde
 	return stop.aborted;
 }
 
-/** A run's paces, by the service and Options they serve (Options may differ from item to item). */
-const paces = executionScoped<Map<string, ServicePace>>();
+const paces = executionScoped<ServicePace>();
 
 /** The paces runs may join, by service and Options; bounded by those started in the last JOINED_FOR_MS. */
 const joinable = new Map<string, ServicePace>();
 
 /**
- * The pace of a run's request, found by the run's first request with the same Options (Retries, Timeout, Retry Wait:
- * what decides how long a request waits, and the pause after a refusal; an item's Options may differ from another's).
- * Runs that send to the same service (origin and token) with the same Options share one: the pace started for them in
- * the last minute, while the service has refused none of its requests or runs are still sending through it, or a new
- * one. So a request never waits behind one with other Options, of its run or another's. A rate learned from refusals is
- * not handed to a run that starts after those that learned it: refusals for another cause (a busy moment, a proxy)
- * would slow every later run. A run keeps the paces it found for all its requests.
+ * The run's pace, found by its first request (with its item's Options). Runs that send to the same service (origin
+ * and token) with the same Options (Retries, Timeout, Retry Wait: what decides how long a request waits, and the pause
+ * after a refusal) share one: the pace started for them in the last minute, while the service has refused none of its
+ * requests or runs are still sending through it, or a new one. A rate learned from refusals is not handed to a run
+ * that starts after those that learned it: refusals for another cause (a busy moment, a proxy) would slow every later
+ * run. A run keeps the pace it found for all its requests.
  */
 export function servicePace(run: object, policy: RequestPolicy, origin: string, token: string): ServicePace {
-	const options = `${policy.maxRetries} ${policy.timeoutMs} ${policy.retryDelayMs}`;
-	// A run has one session: its token is the same for all its requests.
-	const runPaces = paces.of(run, () => new Map<string, ServicePace>());
-	const runKey = `${origin} ${options}`;
-	const kept = runPaces.get(runKey);
-	if (kept !== undefined) return kept;
-	const service = paceKey(origin, token);
-	const key = `${service} ${options}`;
-	const now = SYSTEM_CLOCK.now();
-	for (const [joinKey, pace] of joinable) if (now - pace.startedAt >= JOINED_FOR_MS) joinable.delete(joinKey);
-	const found = joinable.get(key);
-	const pace =
-		found !== undefined && (found.latestRefusal === undefined || found.inUse)
-			? found
-			: new ServicePace(policy.retryDelayMs, service);
-	joinable.set(key, pace);
-	runPaces.set(runKey, pace);
-	return pace;
+	return paces.of(run, () => {
+		const now = SYSTEM_CLOCK.now();
+		for (const [key, pace] of joinable) if (now - pace.startedAt >= JOINED_FOR_MS) joinable.delete(key);
+		const service = paceKey(origin, token);
+		const key = `${service} ${policy.maxRetries} ${policy.timeoutMs} ${policy.retryDelayMs}`;
+		const found = joinable.get(key);
+		if (found !== undefined && (found.latestRefusal === undefined || found.inUse)) return found;
+		const pace = new ServicePace(policy.retryDelayMs, service);
+		joinable.set(key, pace);
+		return pace;
+	});
 }
