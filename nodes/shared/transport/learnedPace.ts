@@ -199,8 +199,9 @@ export class LearnedPace {
 
 	/**
 	 * The service's rate, from the requests it took since the previous refusal: at least their number over the time
-	 * since (its bucket was empty then and now; after an idle second, up to a burst more than that); and at least what any latest stretch of them sustained, less what a
-	 * full bucket could have given — a stretch that a slow start or a long pause does not dilute.
+	 * since (its bucket was empty then and now; after an idle second, up to a burst more than that); and at least what
+	 * any latest stretch of them sustained, less what a full bucket could have given — a stretch that a slow start or a
+	 * long pause does not dilute.
 	 */
 	private measuredPerMs(now: number, since: number, burst: number): number {
 		const taken = this.successTimes.length;
