@@ -1,5 +1,6 @@
 import type { PaceClock } from '../nodes/shared/transport/servicePace';
 import { ServicePace } from '../nodes/shared/transport/servicePace';
+import { rememberCalm } from '../nodes/shared/transport/rememberedPace';
 import { retryAfterMs } from '../nodes/shared/transport/attemptOutcome';
 import { seededRandom } from '../sandbox/random.cts';
 import type { RefusalSettings } from '../sandbox/refusals.cts';
@@ -44,7 +45,10 @@ class VirtualClock implements PaceClock {
 	}
 }
 
-/** Requests sent in steps, one after the other: `count` requests, `concurrency` at once (as the node's operations do). */
+/**
+ * Requests sent in steps, one after the other: `count` requests, `concurrency` at once (as the node's operations do;
+ * in each worker, as a queue-mode worker runs that many executions at once).
+ */
 export interface Step {
 	count: number;
 	concurrency: number;
@@ -72,6 +76,12 @@ export interface VirtualRunOptions {
 	roundTripMs?: number;
 	/** The service, as its pace is remembered for later runs: a run given another's starts where that one left off. */
 	service?: string;
+	/**
+	 * Queue-mode workers sending to the service, each an n8n process with a pace of its own (1 unless set): each takes
+	 * the steps' requests from one shared line, `concurrency` at once, as workers take jobs from one queue. Each starts
+	 * `startsApartMs` after the one before, and remembers the service as calm if `calm` (runs before it were not refused).
+	 */
+	workers?: { count: number; startsApartMs: number; calm: boolean };
 }
 
 let services = 0;
@@ -82,13 +92,20 @@ export async function paceAgainst(
 	options: VirtualRunOptions,
 ): Promise<VirtualRun> {
 	const clock = new VirtualClock();
-	const pace = new ServicePace(options.retryDelayMs, options.service ?? `virtual service ${(services += 1)}`, clock);
+	const serviceKey = options.service ?? `virtual service ${(services += 1)}`;
+	const workers = options.workers ?? { count: 1, startsApartMs: 0, calm: false };
+	// Each worker is a process of its own: what it remembers of the service is its own too.
+	const paceOf = (worker: number) => {
+		const remembered = workers.count === 1 ? serviceKey : `${serviceKey} worker ${worker}`;
+		if (workers.calm) rememberCalm(remembered, true);
+		return new ServicePace(options.retryDelayMs, remembered, clock);
+	};
 	const refusals = new Refusals(service, 0);
 	const random = seededRandom(41);
 	const halfTrip = (options.roundTripMs ?? 20) / 2;
 	const run: VirtualRun = { served: 0, refused: 0, outwaited: 0, ms: 0, receivedAt: [], gaveUpAfter: [] };
 
-	const request = async () => {
+	const request = async (pace: ServicePace) => {
 		const since = clock.now();
 		for (;;) {
 			const ticket = await pace.acquire({ since, patienceMs: options.patienceMs ?? 120_000 });
@@ -115,18 +132,26 @@ export async function paceAgainst(
 			});
 		}
 	};
-	const all = (async () => {
-		for (const step of steps) {
-			let next = 0;
-			const worker = async () => {
-				while (next < step.count) {
-					next += 1;
-					await request();
+	// Each step's requests wait in one line, which every worker takes from.
+	const lines = steps.map(() => ({ next: 0 }));
+	const sendAll = async (pace: ServicePace) => {
+		for (const [index, step] of steps.entries()) {
+			const line = lines[index];
+			const slot = async () => {
+				while (line.next < step.count) {
+					line.next += 1;
+					await request(pace);
 				}
 			};
-			await Promise.all(Array.from({ length: Math.min(step.concurrency, step.count) }, worker));
+			await Promise.all(Array.from({ length: Math.min(step.concurrency, step.count) }, slot));
 		}
-	})();
+	};
+	const all = Promise.all(
+		Array.from({ length: workers.count }, async (_, worker) => {
+			await clock.sleep(worker * workers.startsApartMs);
+			await sendAll(paceOf(worker));
+		}),
+	);
 	await clock.runUntil(all);
 	await all;
 	run.ms = clock.now();
