@@ -79,7 +79,8 @@ export interface VirtualRunOptions {
 	/**
 	 * Queue-mode workers sending to the service, each an n8n process with a pace of its own (1 unless set): each takes
 	 * the steps' requests from one shared line, `concurrency` at once, as workers take jobs from one queue. Each starts
-	 * `startsApartMs` after the one before, and remembers the service as calm if `calm` (runs before it were not refused).
+	 * `startsApartMs` after the one before, and remembers the service as calm if `calm` (runs before it were not
+	 * refused).
 	 */
 	workers?: { count: number; startsApartMs: number; calm: boolean };
 }
