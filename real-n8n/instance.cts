@@ -245,7 +245,8 @@ export class RealN8n {
 
 	/**
 	 * Starts `n8n start` (or another long-running command, e.g. `worker`); for `start`, waits until its REST API is
-	 * mounted (/healthz answers earlier than that).
+	 * mounted: its settings come as JSON (/healthz answers earlier than that; so do 404 and, on 2.x, a 200 "n8n is
+	 * starting up. Please wait" in plain text).
 	 */
 	async start(args: string[] = ['start'], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
 		const logFile = join(this.userFolder, `${args[0]}-${Date.now()}-${this.servers.length}.log`);
@@ -260,7 +261,8 @@ export class RealN8n {
 			if (child.exitCode !== null)
 				throw new Error(`n8n ${args.join(' ')} exited (${child.exitCode}):\n${server.log().slice(-5000)}`);
 			try {
-				if ((await fetch(`${this.baseUrl}/rest/settings`)).status !== 404) return server;
+				const settings = await fetch(`${this.baseUrl}/rest/settings`);
+				if (settings.ok && parsedOrUndefined(await settings.text()) !== undefined) return server;
 			} catch {
 				// not listening yet
 			}
