@@ -7,7 +7,7 @@ import { sameWindow } from './listWindows';
  * batches (DEFAULT_BATCH_CONCURRENCY in runOptions.ts), each answer as large as a batch. How fast they go is the
  * service's pace.
  */
-const WINDOWS_IN_FLIGHT = 4;
+export const WINDOWS_IN_FLIGHT = 4;
 
 /**
  * The windows a read asked before their turn (pagedList.ts, rule 7), in the order they follow one another, each with
