@@ -58,17 +58,6 @@ describe('the pace against a steady limit (virtual time)', () => {
 		},
 	);
 
-	test('regression (issue 50): a service slower than a request per Retry Wait, without Retry-After: refused again after the pause, a run alone is not taken for one of several clients', async () => {
-		// A refusal before any request was taken since the pause shows another client only where the service said when
-		// a request would pass; taken for one here, the run's pace grew as a share and was refused 17 times.
-		const run = await paceAgainst({ bucket: { perSecond: 0.5, burst: 1 }, retryAfter: 'none' }, [{ count: 30, concurrency: 1 }], {
-			retryDelayMs: 1000,
-		});
-
-		expect(run.served).toBe(30);
-		expect(run.refused).toBeLessThanOrEqual(3);
-	});
-
 	test('a refusal measures the pace: the rest of a long import keeps under it without a further refusal', async () => {
 		const run = await paceAgainst({ bucket: { perSecond: 5, burst: 5 } }, [{ count: 600, concurrency: 50 }], {
 			retryDelayMs: 1000,

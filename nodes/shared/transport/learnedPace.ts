@@ -15,13 +15,7 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  *   pause it sends what the pause refilled, then one request per tick of that pace, 0.3% faster with each success
  *   while the pace is only a guess;
  * - at a further refusal for the rate, measures it (measuredPerMs) and keeps 1% under it for the rest of the run,
- *   never faster: alone with the service, each refusal shows that the pace it refused was too fast;
- * - learns that other clients share the limit (another n8n worker, another app of the shop) when the service refuses
- *   the run before taking any of its requests, or after a pause it asked for (Retry-After) before taking any since
- *   (someone else emptied the bucket, or took its refill); or refuses a measured pace twice (once may be the
- *   measurement's own error: it counts within a request, and not a burst it could not see). What the run measures is
- *   then its share, which changes as the others come and go: each refusal measures it anew, faster or slower, and it
- *   grows 20% a second while the service takes it;
+ *   never faster: each refusal shows that the pace it refused was too fast;
  * - guesses and measures only over time it pushed the service: after a second with nothing to send, it measures anew
  *   from the next request;
  * - while the service refuses (429, or 503 unavailable), pauses as long as it asks (Retry-After) or Retry Wait,
@@ -49,11 +43,6 @@ const REFUSED_PER_SECOND = 4;
 const REFUSED_WINDOW_MS = 1100;
 /** How much faster each success makes a guessed pace, until a refusal measures it. */
 const CREEP = 1.003;
-/**
- * How much faster a share of a shared limit gets in a second of successes: a share that other clients free (a worker
- * that ran out of work) is taken back within 4 s, doubling, at the cost of a refusal when the limit is met again.
- */
-const SHARE_GROWTH_PER_SECOND = 1.2;
 /** A measured pace is kept this far under what was measured, so that timing jitter does not cross it. */
 const MEASURED_MARGIN = 0.99;
 /** No pace is slower than one request a minute (the longest Retry-After honoured). */
@@ -122,15 +111,6 @@ export class LearnedPace {
 	/** Whether the run skips the cautious start: runs before it were never refused, and it has not been yet. */
 	private calm: boolean;
 
-	/** Whether other clients are shown to share the service's limit: the pace is then the run's share of it. */
-	private sharedLimit = false;
-
-	/** Refusals for the rate of a pace already measured. */
-	private measuredPaceRefusals = 0;
-
-	/** Whether the latest refusal for the rate said when a request would pass: one sent since found its refill. */
-	private refillPromised = false;
-
 	constructor(
 		private readonly retryDelayMs: number,
 		startsCalm: boolean,
@@ -163,10 +143,7 @@ export class LearnedPace {
 			this.refusedRounds = 0;
 			this.probesSentAt = [];
 		}
-		if (this.bucket === undefined) return;
-		// A success at pace p is 1/p seconds of it: a share grows SHARE_GROWTH_PER_SECOND over a second of successes.
-		if (this.sharedLimit) this.bucket.perMs *= SHARE_GROWTH_PER_SECOND ** (1 / (this.bucket.perMs * 1000));
-		else if (!this.bucket.measured) this.bucket.perMs *= CREEP;
+		if (this.bucket && !this.bucket.measured) this.bucket.perMs *= CREEP;
 	}
 
 	/**
@@ -192,30 +169,24 @@ export class LearnedPace {
 			const pauseMs =
 				retryAfterMs === undefined ? backoff : Math.max(retryAfterMs, this.refusedRounds > 1 ? backoff / 2 : 0);
 			this.resumeAt = now + pauseMs;
-			if (why === 'rate') this.learn(now, pauseMs, (retryAfterMs ?? 0) > 0);
+			if (why === 'rate') this.learn(now, pauseMs);
 		}
 	}
 
 	/**
 	 * A refusal for the rate: the service's bucket is empty now. The first one after requests were taken guesses the
 	 * pace from that first cycle (a service that refuses from the start shows none); a later one measures it.
-	 * `promised`: the service said when a request would pass (Retry-After), and the pause lasts until then.
 	 */
-	private learn(now: number, pauseMs: number, promised: boolean): void {
+	private learn(now: number, pauseMs: number): void {
 		const since = this.measuringSince ?? now;
 		const taken = this.successTimes.length;
-		if (this.bucket?.measured) this.measuredPaceRefusals += 1;
-		const refillTakenByOthers = taken === 0 && (this.answeredInRun === 0 || this.refillPromised);
-		if (refillTakenByOthers || this.measuredPaceRefusals >= 2) this.sharedLimit = true;
-		this.refillPromised = promised;
 		if (this.bucket === undefined && taken > 0) {
 			const perMs = Math.max(SLOWEST_PER_MS, taken / Math.max(1, now - since + pauseMs));
 			this.bucket = { perMs, burst: Math.max(1, perMs * pauseMs), tokens: 0, at: now, measured: false };
 		} else if (this.bucket !== undefined) {
 			if (taken > 0) {
 				const measuredPerMs = this.measuredPerMs(now, since, this.bucket.burst) * MEASURED_MARGIN;
-				const kept = this.sharedLimit ? measuredPerMs : Math.min(this.bucket.perMs, measuredPerMs);
-				this.bucket.perMs = Math.max(SLOWEST_PER_MS, kept);
+				this.bucket.perMs = Math.max(SLOWEST_PER_MS, Math.min(this.bucket.perMs, measuredPerMs));
 				this.bucket.measured = true;
 			}
 			this.bucket.burst = Math.max(1, Math.min(this.bucket.burst, this.bucket.perMs * pauseMs));
