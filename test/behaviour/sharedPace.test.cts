@@ -122,6 +122,9 @@ describe("one execution's Options never govern another's requests, through the e
 
 /** A service whose limit changes: `perSecond(now)` requests a second, a bucket of as many; 429 with Retry-After. */
 class ChangingLimit {
+	/** Requests refused so far. */
+	refused = 0;
+
 	private tokens: number;
 
 	private at = 0;
@@ -139,6 +142,7 @@ class ChangingLimit {
 			this.tokens -= 1;
 			return undefined;
 		}
+		this.refused += 1;
 		return String(Math.max(1, Math.ceil((1 - this.tokens) / rate)));
 	}
 
@@ -201,6 +205,31 @@ describe('how long a pace is joined (fake time)', () => {
 		const afterTheMinute = waited.filter((submission) => submission.arrived >= 61_000);
 		expect(afterTheMinute.length).toBeGreaterThan(170);
 		expect(Math.max(...afterTheMinute.map((submission) => submission.ms))).toBeLessThan(2000);
+	}, 30_000);
+
+	test('regression (issue 50): a worker running ten executions at once for three minutes, each one create, against 5 a second: after the first minute the service still takes 4.5 a second, and at most 10 a minute are refused', async () => {
+		// A run joining a pace a minute old once started a second one beside it, which learned only what the first left:
+		// the two took 3 a second, one new pace a minute competing with the last.
+		const start = Date.now();
+		const service = new ChangingLimit(() => 5);
+		const origin = `https://stream-${start}.example`;
+		const takenAt: number[] = [];
+		let refusedInFirstMinute = 0;
+		const execution = async () => {
+			await sendThrough(servicePace({}, DEFAULT_REQUEST_POLICY, origin, 'token'), service);
+			takenAt.push(Date.now() - start);
+			if (Date.now() - start < 60_000) refusedInFirstMinute = service.refused;
+		};
+		const slot = async () => {
+			while (Date.now() - start < 180_000) await execution();
+		};
+		const slots = Array.from({ length: 10 }, slot);
+		await jest.advanceTimersByTimeAsync(200_000);
+		await Promise.all(slots);
+
+		const afterTheFirstMinute = takenAt.filter((at) => at >= 60_000 && at < 180_000);
+		expect(afterTheFirstMinute.length / 120).toBeGreaterThanOrEqual(4.5);
+		expect(service.refused - refusedInFirstMinute).toBeLessThanOrEqual(2 * 10);
 	}, 30_000);
 
 	test('regression (issue 50): three submissions 15 s apart, a refusal at 45 s (another app spent the limit), then 50 lookups join the pace: through at the service\'s 10 a second, not at one every 15 s', async () => {

@@ -18,6 +18,9 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  *   never faster: each refusal shows that the pace it refused was too fast;
  * - guesses and measures only over time it pushed the service: after a second with nothing to send, it measures anew
  *   from the next request;
+ * - learns anew when asked to (runs joining a pace whose rate is older than a minute, servicePace.ts): one more in
+ *   flight with every answer from where it is, as after the cautious start, until refused; the rate it held is the
+ *   least it then guesses, since the service took it;
  * - while the service refuses (429, or 503 unavailable), pauses as long as it asks (Retry-After) or Retry Wait,
  *   doubled while pauses keep ending in refusals, then sends one request at a time, at most 4 in any second, until
  *   one is taken;
@@ -111,6 +114,9 @@ export class LearnedPace {
 	/** Whether the run skips the cautious start: runs before it were never refused, and it has not been yet. */
 	private calm: boolean;
 
+	/** While learning anew: the rate held before (requests per ms), the least the next guess takes. */
+	private heldPerMs = 0;
+
 	constructor(
 		private readonly retryDelayMs: number,
 		startsCalm: boolean,
@@ -181,7 +187,8 @@ export class LearnedPace {
 		const since = this.measuringSince ?? now;
 		const taken = this.successTimes.length;
 		if (this.bucket === undefined && taken > 0) {
-			const perMs = Math.max(SLOWEST_PER_MS, taken / Math.max(1, now - since + pauseMs));
+			const perMs = Math.max(SLOWEST_PER_MS, this.heldPerMs, taken / Math.max(1, now - since + pauseMs));
+			this.heldPerMs = 0;
 			this.bucket = { perMs, burst: Math.max(1, perMs * pauseMs), tokens: 0, at: now, measured: false };
 		} else if (this.bucket !== undefined) {
 			if (taken > 0) {
@@ -243,6 +250,21 @@ export class LearnedPace {
 	 */
 	idled(idleMs: number): void {
 		if (idleMs < IDLE_MS) return;
+		this.measuringSince = undefined;
+		this.successTimes = [];
+	}
+
+	/**
+	 * Forgets the rate learned from refusals and learns it anew from the next request on: one more in flight with
+	 * every answer, from where the run is, until the service refuses. A rate measured in a busy spell then holds back
+	 * the runs that keep joining for a minute at most (servicePace.ts); where the service still allows the rate,
+	 * learning it anew costs a refusal or two, not the rate: it is the least the guess after the refusal takes.
+	 */
+	learnAnew(): void {
+		if (this.bucket === undefined) return;
+		this.heldPerMs = this.bucket.perMs;
+		this.bucket = undefined;
+		this.cautiousEndedAt = this.answeredInRun;
 		this.measuringSince = undefined;
 		this.successTimes = [];
 	}

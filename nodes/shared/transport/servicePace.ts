@@ -18,8 +18,9 @@ import type { RequestPolicy } from './serviceRequest';
 /** The longest the pace sleeps at once: a wake further off is slept towards in steps, and given up when nobody waits. */
 const LONGEST_SLEEP_MS = 1000;
 /**
- * How long runs that start may join a pace: the longest pause a service may ask for (60 s, learnedPace.ts). A rate
- * learned while the service was busy then holds a new run back no longer than the service itself could have.
+ * How long a pace's rate is handed to the runs that join it: the longest pause a service may ask for (60 s,
+ * learnedPace.ts). A rate learned while the service was busy then holds a new run back no longer than the service
+ * itself could have: a run that joins later makes the pace learn anew.
  */
 const JOINED_FOR_MS = 60_000;
 
@@ -57,8 +58,8 @@ export class ServicePace {
 	/** Whether the service is kept as calm (rememberedPace.ts), as far as this run knows: kept once, not at every answer. */
 	private keptCalm: boolean;
 
-	/** When the pace started (the clock's ms): runs join it for JOINED_FOR_MS. */
-	readonly startedAt: number;
+	/** When the pace started, or last learned anew (the clock's ms): its rate is handed on for JOINED_FOR_MS. */
+	private learnedSince: number;
 
 	/** `service`: the key its pace is remembered by (rememberedPace.ts). */
 	constructor(
@@ -66,10 +67,23 @@ export class ServicePace {
 		private readonly service: string,
 		private readonly clock: PaceClock = SYSTEM_CLOCK,
 	) {
-		this.startedAt = clock.now();
-		this.lastLeftAt = this.startedAt;
+		this.learnedSince = clock.now();
+		this.lastLeftAt = this.learnedSince;
 		this.keptCalm = recallCalm(service);
 		this.learned = new LearnedPace(retryDelayMs, this.keptCalm);
+	}
+
+	/** Whether runs that start now may join it with its rate: it learned it in the last JOINED_FOR_MS. */
+	get rateIsRecent(): boolean {
+		return this.clock.now() - this.learnedSince < JOINED_FOR_MS;
+	}
+
+	/** A run joins the pace: one that joins a rate older than JOINED_FOR_MS makes it learn anew (learnedPace.ts). */
+	joined(): this {
+		if (this.rateIsRecent) return this;
+		this.learned.learnAnew();
+		this.learnedSince = this.clock.now();
+		return this;
 	}
 
 	/** Whether a request waits here or is in flight. */
@@ -205,25 +219,26 @@ export async function untilStop(done: Promise<unknown>, stop: AbortSignal | unde
 
 const paces = executionScoped<ServicePace>();
 
-/** The paces runs may join, by service and Options; bounded by those started in the last JOINED_FOR_MS. */
+/** The paces runs may join, by service and Options; bounded by those in use or started in the last JOINED_FOR_MS. */
 const joinable = new Map<string, ServicePace>();
 
 /**
  * The run's pace, found by its first request (with its item's Options). Runs that send to the same service (origin
  * and token) with the same Options (Retries, Timeout, Retry Wait: what decides how long a request waits, and the pause
- * after a refusal) share one: the pace started for them in the last minute, while the service has refused none of its
- * requests or runs are still sending through it, or a new one. A rate learned from refusals is not handed to a run
- * that starts after those that learned it: refusals for another cause (a busy moment, a proxy) would slow every later
- * run. A run keeps the pace it found for all its requests.
+ * after a refusal) share one: the pace runs are still sending through, the one started in the last minute while the
+ * service has refused none of its requests, or a new one. So runs that overlap, however long they keep coming, learn
+ * one pace and never compete with a second. A rate learned from refusals is not handed on for more than a minute
+ * (JOINED_FOR_MS): refusals for another cause (a busy moment, a proxy) would slow every later run. A run keeps the pace
+ * it found for all its requests.
  */
 export function servicePace(run: object, policy: RequestPolicy, origin: string, token: string): ServicePace {
 	return paces.of(run, () => {
-		const now = SYSTEM_CLOCK.now();
-		for (const [key, pace] of joinable) if (now - pace.startedAt >= JOINED_FOR_MS) joinable.delete(key);
+		for (const [key, pace] of joinable) if (!pace.inUse && !pace.rateIsRecent) joinable.delete(key);
 		const service = paceKey(origin, token);
 		const key = `${service} ${policy.maxRetries} ${policy.timeoutMs} ${policy.retryDelayMs}`;
 		const found = joinable.get(key);
-		if (found !== undefined && (found.latestRefusal === undefined || found.inUse)) return found;
+		if (found?.inUse) return found.joined();
+		if (found !== undefined && found.latestRefusal === undefined) return found;
 		const pace = new ServicePace(policy.retryDelayMs, service);
 		joinable.set(key, pace);
 		return pace;
