@@ -207,9 +207,10 @@ describe('how long a pace is joined (fake time)', () => {
 		expect(Math.max(...afterTheMinute.map((submission) => submission.ms))).toBeLessThan(2000);
 	}, 30_000);
 
-	test('regression (issue 50): a worker running ten executions at once for three minutes, each one create, against 5 a second: after the first minute the service still takes 4.5 a second, and at most 10 a minute are refused', async () => {
+	test('regression (issue 50): a worker running ten executions at once for three minutes, each one create, against 5 a second: after the first minute the service still takes 4.5 a second, and at most 3 a minute are refused', async () => {
 		// A run joining a pace a minute old once started a second one beside it, which learned only what the first left:
-		// the two took 3 a second, one new pace a minute competing with the last.
+		// the two took 2.3 a second. Learning anew in place from one more in flight with every answer cost 7 refused a
+		// minute; from the cautious start, 2.
 		const start = Date.now();
 		const service = new ChangingLimit(() => 5);
 		const origin = `https://stream-${start}.example`;
@@ -229,7 +230,7 @@ describe('how long a pace is joined (fake time)', () => {
 
 		const afterTheFirstMinute = takenAt.filter((at) => at >= 60_000 && at < 180_000);
 		expect(afterTheFirstMinute.length / 120).toBeGreaterThanOrEqual(4.5);
-		expect(service.refused - refusedInFirstMinute).toBeLessThanOrEqual(2 * 10);
+		expect(service.refused - refusedInFirstMinute).toBeLessThanOrEqual(2 * 3);
 	}, 30_000);
 
 	test('regression (issue 50): three submissions 15 s apart, a refusal at 45 s (another app spent the limit), then 50 lookups join the pace: through at the service\'s 10 a second, not at one every 15 s', async () => {

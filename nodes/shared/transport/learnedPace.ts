@@ -18,9 +18,8 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  *   never faster: each refusal shows that the pace it refused was too fast;
  * - guesses and measures only over time it pushed the service: after a second with nothing to send, it measures anew
  *   from the next request;
- * - learns anew when asked to (runs joining a pace whose rate is older than a minute, servicePace.ts): one more in
- *   flight with every answer from where it is, as after the cautious start, until refused; the rate it held is the
- *   least it then guesses, since the service took it;
+ * - learns anew when asked to (runs joining a pace whose rate is older than a minute, servicePace.ts): from the
+ *   cautious start, as a fresh run; the rate it held is the least it then guesses, since the service took it;
  * - while the service refuses (429, or 503 unavailable), pauses as long as it asks (Retry-After) or Retry Wait,
  *   doubled while pauses keep ending in refusals, then sends one request at a time, at most 4 in any second, until
  *   one is taken;
@@ -255,16 +254,18 @@ export class LearnedPace {
 	}
 
 	/**
-	 * Forgets the rate learned from refusals and learns it anew from the next request on: one more in flight with
-	 * every answer, from where the run is, until the service refuses. A rate measured in a busy spell then holds back
-	 * the runs that keep joining for a minute at most (servicePace.ts); where the service still allows the rate,
-	 * learning it anew costs a refusal or two, not the rate: it is the least the guess after the refusal takes.
+	 * Forgets the rate learned from refusals and learns it anew from the next request on, from the cautious start as a
+	 * fresh run does (a pause under way is kept). A rate measured in a busy spell then holds back the runs that keep
+	 * joining for a minute at most (servicePace.ts); where the service still allows the rate, learning it anew costs a
+	 * refusal or two, not the rate: it is the least the guess after the refusal takes.
 	 */
 	learnAnew(): void {
 		if (this.bucket === undefined) return;
 		this.heldPerMs = this.bucket.perMs;
 		this.bucket = undefined;
-		this.cautiousEndedAt = this.answeredInRun;
+		this.answeredInRun = 0;
+		this.firstSentAt = undefined;
+		this.cautiousEndedAt = undefined;
 		this.measuringSince = undefined;
 		this.successTimes = [];
 	}
