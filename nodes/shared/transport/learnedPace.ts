@@ -133,6 +133,11 @@ export class LearnedPace {
 		return this.latest;
 	}
 
+	/** Whether it holds no rate learned from refusals (never learned one, or learning anew) and is not refusing. */
+	get holdsNoRate(): boolean {
+		return this.bucket === undefined && this.refusingSince === undefined;
+	}
+
 	/** Whether the service is refusing: a refusal started a pause, and no request sent since has been taken. */
 	get refusing(): boolean {
 		return this.refusingSince !== undefined;
