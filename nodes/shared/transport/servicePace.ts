@@ -95,7 +95,7 @@ export class ServicePace {
 	 * Whether it holds no rate learned from refusals to hand on, and is not refusing: never refused, refused before
 	 * any request was taken, or learning anew (a stream's gate empty for a moment between two answers).
 	 */
-	get handsOnNoRate(): boolean {
+	get holdsNoRate(): boolean {
 		return this.learned.holdsNoRate;
 	}
 
@@ -235,9 +235,9 @@ const joinable = new Map<string, ServicePace>();
  * and token) with the same Options (Retries, Timeout, Retry Wait: what decides how long a request waits, and the pause
  * after a refusal) share one: the pace runs are still sending through, the one started in the last minute that holds
  * no rate learned from refusals and is not refusing, or a new one. So runs that overlap, however long they keep
- * coming, learn one pace and never compete with a second. A rate learned from refusals
- * is not handed on for more than a minute (JOINED_FOR_MS): refusals for another cause (a busy moment, a proxy) would
- * slow every later run. A run keeps the pace it found for all its requests.
+ * coming, learn one pace and never compete with a second. A rate learned from refusals is not handed on for more
+ * than a minute (JOINED_FOR_MS): refusals for another cause (a busy moment, a proxy) would slow every later run. A
+ * run keeps the pace it found for all its requests.
  */
 export function servicePace(run: object, policy: RequestPolicy, origin: string, token: string): ServicePace {
 	return paces.of(run, () => {
@@ -246,7 +246,7 @@ export function servicePace(run: object, policy: RequestPolicy, origin: string, 
 		const key = `${service} ${policy.maxRetries} ${policy.timeoutMs} ${policy.retryDelayMs}`;
 		const found = joinable.get(key);
 		if (found?.inUse) return found.joined();
-		if (found?.handsOnNoRate) return found;
+		if (found?.holdsNoRate) return found;
 		const pace = new ServicePace(policy.retryDelayMs, service);
 		joinable.set(key, pace);
 		return pace;
