@@ -14,6 +14,12 @@ const IN_FLIGHT = 50;
 const WARM_UP_CALLS = 100;
 /** The load calls of each case are sent in this many rounds, the cases taking turns, so that no case always goes first. */
 const LOAD_ROUNDS = 4;
+/**
+ * How far this node's registrations/s may fall under the HTTP Request node's before the load check fails: with code
+ * unchanged, the ratio of the two moved from 0.93× to 1.11× between runs on 2 cores (docs/scale.md), so a check at
+ * 1.0× failed by chance about one run in three, and a real slowdown shows only past this.
+ */
+const LOAD_RATIO_NOISE = 0.1;
 const CRASH_CALLS = 300;
 /**
  * The rate-limited case: a form's submissions arriving together, against the service's limit when pushed. As many in
@@ -161,8 +167,8 @@ export async function load(run: Run): Promise<void> {
 		`load: this node ${(ours / withCredential).toFixed(2)}× the registrations/s of the HTTP Request node with a credential (${(ours / inline).toFixed(2)}× with the token typed in)`,
 	);
 	check(
-		ours >= withCredential,
-		`load: this node ${ours.toFixed(1)}/s, below the HTTP Request node's ${withCredential.toFixed(1)}/s`,
+		ours >= withCredential * (1 - LOAD_RATIO_NOISE),
+		`load: this node ${ours.toFixed(1)}/s, more than ${LOAD_RATIO_NOISE * 100}% below the HTTP Request node's ${withCredential.toFixed(1)}/s`,
 	);
 }
 
