@@ -227,17 +227,17 @@ export async function untilStop(done: Promise<unknown>, stop: AbortSignal | unde
 
 const paces = executionScoped<ServicePace>();
 
-/** The paces runs may join, by service and Options; bounded by those in use or started in the last JOINED_FOR_MS. */
+/** The paces runs may join, by service and Options: those in use, or whose rate is under JOINED_FOR_MS old. */
 const joinable = new Map<string, ServicePace>();
 
 /**
  * The run's pace, found by its first request (with its item's Options). Runs that send to the same service (origin
- * and token) with the same Options (Retries, Timeout, Retry Wait: what decides how long a request waits, and the pause
- * after a refusal) share one: the pace runs are still sending through, the one started in the last minute that holds
- * no rate learned from refusals and is not refusing, or a new one. So runs that overlap, however long they keep
- * coming, learn one pace and never compete with a second. A rate learned from refusals is not handed on for more
- * than a minute (JOINED_FOR_MS): refusals for another cause (a busy moment, a proxy) would slow every later run. A
- * run keeps the pace it found for all its requests.
+ * and token) with the same Options (Retries, Timeout, Retry Wait: what decides how long a request waits, and the
+ * pause after a refusal) share one: the pace runs are still sending through, the one started or last learned anew in
+ * the last minute that holds no rate learned from refusals and is not refusing, or a new one. So runs that overlap,
+ * however long they keep coming, learn one pace and never compete with a second. A rate learned from refusals is not
+ * handed on for more than a minute (JOINED_FOR_MS): refusals for another cause (a busy moment, a proxy) would slow
+ * every later run. A run keeps the pace it found for all its requests.
  */
 export function servicePace(run: object, policy: RequestPolicy, origin: string, token: string): ServicePace {
 	return paces.of(run, () => {
