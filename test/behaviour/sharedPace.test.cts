@@ -70,28 +70,6 @@ describe('queue mode in virtual time: two workers, each a pace of its own, ten e
 	);
 });
 
-describe('queue mode in virtual time: two workers against a slow limit, ten executions each', () => {
-	// A review in virtual time (docs/reliability.md): the worker refused from its first request doubled its pauses to
-	// 15 s and probed too seldom to meet the tokens the other worker's pace left, until its requests gave up.
-	test.each([
-		[1, 'none', 300],
-		[0.5, 'zero', 150],
-	] as const)(
-		'regression (issue 50): %j a second, burst 1, Retry-After %s, the second worker %j ms after the first: every request taken, none gives up, at most 0.5 refused per request served',
-		async (perSecond, retryAfter, startsApartMs) => {
-			const count = 240 * perSecond;
-			const run = await paceAgainst(
-				{ bucket: { perSecond, burst: 1 }, retryAfter },
-				[{ count, concurrency: 10 }],
-				{ retryDelayMs: 1000, workers: { count: 2, startsApartMs, calm: false } },
-			);
-
-			expect([run.served, run.outwaited]).toEqual([count, 0]);
-			expect(run.refused).toBeLessThanOrEqual(0.5 * run.served);
-		},
-	);
-});
-
 describe("one execution's Options never govern another's requests, through the engine", () => {
 	test("another workflow's Retry Wait: a lookup the service takes at once is sent and found, not failed as refused", async () => {
 		sandbox().state.createSerialNumbers([{ serialNumber: 'S-0' }]);

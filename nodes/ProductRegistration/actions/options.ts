@@ -34,7 +34,7 @@ const requestOptionProperties: INodeProperties[] = [
 		typeOptions: { minValue: 0 },
 		default: DEFAULT_RETRY_WAIT_MS,
 		description:
-			'Wait before the first repeat, in milliseconds, doubled for each further one (at most 30 seconds). When the service refuses for the rate (429), the whole run waits as long as it asks instead, or, if it does not say, at most twice this.',
+			'Wait before the first repeat, in milliseconds, doubled for each further one (at most 30 seconds). When the service refuses for the rate (429), the whole run waits as long as it asks instead.',
 	},
 	{
 		displayName: 'Timeout (Ms)',

@@ -21,8 +21,8 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  * - learns anew when asked to (runs joining a pace whose rate is older than a minute, servicePace.ts): from the
  *   cautious start, as a fresh run; the rate it held is the least it then guesses, since the service took it;
  * - while the service refuses (429, or 503 unavailable), pauses as long as it asks (Retry-After) or Retry Wait,
- *   doubled while pauses keep ending in refusals (for the rate, to twice Retry Wait at most), then sends one request
- *   at a time, at most 4 in any second, until one is taken;
+ *   doubled while pauses keep ending in refusals, then sends one request at a time, at most 4 in any second, until
+ *   one is taken;
  * - lets a request waiting through refusals give up once (Retries + 1) × Timeout have passed since its first attempt
  *   (or since the refusals began, if they began later) — the time it waited behind the run's pause included.
  */
@@ -49,14 +49,6 @@ const CREEP = 1.003;
 const MEASURED_MARGIN = 0.99;
 /** No pace is slower than one request a minute (the longest Retry-After honoured). */
 const SLOWEST_PER_MS = 1 / 60_000;
-/**
- * While the service refuses for its rate, a pause it did not ask for grows to this many Retry Waits at most: 2 s by
- * default, the pause a public client of the service keeps between pages to stay clear of its 429s (the service's
- * notes). A rate limit refills at its own pace, so a longer pause only leaves what it refilled to another client — a
- * second n8n worker, whose pace then takes the whole limit while this one's requests outwait their patience. A
- * service that is unavailable (503) is left the doubling up to BACKOFF_CAP_MS.
- */
-const RATE_PAUSE_WAITS = 2;
 
 /** A refusal as the service gave it. */
 export interface Refusal extends RefusalReason {
@@ -184,9 +176,8 @@ export class LearnedPace {
 			}
 			const backoff = Math.min(this.retryDelayMs * 2 ** (this.refusedRounds - 1), BACKOFF_CAP_MS);
 			// Retry-After is honoured as it is; only when pauses keep ending in refusals does the run wait longer.
-			const longerMs = retryAfterMs === undefined ? backoff : this.refusedRounds > 1 ? backoff / 2 : 0;
-			const longestMs = why === 'rate' ? RATE_PAUSE_WAITS * this.retryDelayMs : BACKOFF_CAP_MS;
-			const pauseMs = Math.max(retryAfterMs ?? 0, Math.min(longerMs, longestMs));
+			const pauseMs =
+				retryAfterMs === undefined ? backoff : Math.max(retryAfterMs, this.refusedRounds > 1 ? backoff / 2 : 0);
 			this.resumeAt = now + pauseMs;
 			if (why === 'rate') this.learn(now, pauseMs);
 		}
