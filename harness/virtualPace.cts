@@ -83,6 +83,8 @@ export interface VirtualRunOptions {
 	 * refused).
 	 */
 	workers?: { count: number; startsApartMs: number; calm: boolean };
+	/** Another app with the same token, taking `perSecond` of the limit for the first `forMs`, refused or not. */
+	otherApp?: { perSecond: number; forMs: number };
 }
 
 let services = 0;
@@ -147,12 +149,19 @@ export async function paceAgainst(
 			await Promise.all(Array.from({ length: Math.min(step.concurrency, step.count) }, slot));
 		}
 	};
-	const all = Promise.all(
-		Array.from({ length: workers.count }, async (_, worker) => {
+	const otherApp = async ({ perSecond, forMs }: { perSecond: number; forMs: number }) => {
+		while (clock.now() < forMs) {
+			refusals.take(clock.now());
+			await clock.sleep(1000 / perSecond);
+		}
+	};
+	const all = Promise.all([
+		...Array.from({ length: workers.count }, async (_, worker) => {
 			await clock.sleep(worker * workers.startsApartMs);
 			await sendAll(paceOf(worker));
 		}),
-	);
+		options.otherApp && otherApp(options.otherApp),
+	]);
 	await clock.runUntil(all);
 	await all;
 	run.ms = clock.now();

@@ -66,6 +66,27 @@ describe('the pace against a steady limit (virtual time)', () => {
 		expect(run.refused).toBeLessThanOrEqual(2);
 		expect(run.ms).toBeLessThanOrEqual(1.05 * (600 / 5) * 1000);
 	});
+
+	test.each([
+		[5, 2000],
+		[5, 5000],
+		[8, 2000],
+	])(
+		'regression (issue 50): another app takes %j of 10 a second for the first %j ms: the share the run measured then does not hold back the rest of it',
+		async (otherPerSecond, forMs) => {
+			const run = await paceAgainst({ bucket: { perSecond: 10, burst: 10 } }, [{ count: 400, concurrency: 10 }], {
+				retryDelayMs: 1000,
+				otherApp: { perSecond: otherPerSecond, forMs },
+			});
+
+			expect(run.served).toBe(400);
+			expect(run.refused).toBeLessThanOrEqual(0.05 * run.served);
+			// What the service allows: its share while the other app takes, then all of its rate. Before, the run kept to
+			// the share it measured in those seconds: 1.8 and 5 times as long.
+			const allowedMs = forMs + (400 - ((10 - otherPerSecond) * forMs) / 1000) * 100;
+			expect(run.ms).toBeLessThanOrEqual(1.5 * allowedMs);
+		},
+	);
 });
 
 describe('the pace the runs before left, in this n8n process (virtual time)', () => {

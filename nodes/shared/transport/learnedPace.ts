@@ -14,8 +14,12 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  *   the time they took plus the pause it asked for — and from then on keeps a copy of the service's bucket: after a
  *   pause it sends what the pause refilled, then one request per tick of that pace, 0.3% faster with each success
  *   while the pace is only a guess;
- * - at a further refusal for the rate, measures it (measuredPerMs) and keeps 1% under it for the rest of the run,
- *   never faster: each refusal shows that the pace it refused was too fast;
+ * - at a further refusal for the rate, measures it (measuredPerMs) and keeps 1% under it, never faster: each refusal
+ *   shows that the pace it refused was too fast; once its measurements have counted 16 requests taken, for the rest of
+ *   the run. Fewer show a moment, not the service's rate: the share the run got while the end of a burst was still
+ *   being fought over (by the workers of a queue-mode n8n, each with its own pace, or by another app). From such a
+ *   measurement the pace grows again, 2% with each success, until a refusal measures it anew, and keeps the burst it
+ *   guessed;
  * - guesses and measures only over time it pushed the service: after a second with nothing to send, it measures anew
  *   from the next request;
  * - learns anew when asked to (runs joining a pace whose rate is older than a minute, servicePace.ts): from the
@@ -45,6 +49,16 @@ const REFUSED_PER_SECOND = 4;
 const REFUSED_WINDOW_MS = 1100;
 /** How much faster each success makes a guessed pace, until a refusal measures it. */
 const CREEP = 1.003;
+/**
+ * Requests taken, over the measurements of a pace, that make it sure: as many as the cautious start takes one at a
+ * time to find the end of a burst. Over fewer, one request more or fewer moves the rate by more than a sixteenth.
+ */
+const SURE_AFTER_TAKEN = CAUTIOUS_START;
+/**
+ * How much faster each success makes a pace measured over fewer: a share halved in a crowded second is regained within
+ * 35 successes, 14 s at 2.5 a second, a quarter of the minute 300 form submissions take against 5 a second (issue 50).
+ */
+const UNSURE_CREEP = 1.02;
 /** A measured pace is kept this far under what was measured, so that timing jitter does not cross it. */
 const MEASURED_MARGIN = 0.99;
 /** No pace is slower than one request a minute (the longest Retry-After honoured). */
@@ -101,8 +115,11 @@ export class LearnedPace {
 	/** When the requests of the current refusing spell were sent, the latest few. */
 	private probesSentAt: number[] = [];
 
-	/** The copy of the service's bucket, once a refusal has shown there is one: requests per ms, and its burst. */
-	private bucket: { perMs: number; burst: number; tokens: number; at: number; measured: boolean } | undefined;
+	/**
+	 * The copy of the service's bucket, once a refusal has shown there is one: requests per ms, its burst, and the
+	 * requests taken that the measurements of its pace counted (0 while it is a guess).
+	 */
+	private bucket: { perMs: number; burst: number; tokens: number; at: number; measuredOver: number } | undefined;
 
 	/** The latest refusal for the rate (before one, the run's first request): where the next measurement starts. */
 	private measuringSince: number | undefined;
@@ -153,7 +170,8 @@ export class LearnedPace {
 			this.refusedRounds = 0;
 			this.probesSentAt = [];
 		}
-		if (this.bucket && !this.bucket.measured) this.bucket.perMs *= CREEP;
+		if (this.bucket === undefined || this.bucket.measuredOver >= SURE_AFTER_TAKEN) return;
+		this.bucket.perMs *= this.bucket.measuredOver === 0 ? CREEP : UNSURE_CREEP;
 	}
 
 	/**
@@ -193,14 +211,18 @@ export class LearnedPace {
 		if (this.bucket === undefined && taken > 0) {
 			const perMs = Math.max(SLOWEST_PER_MS, this.heldPerMs, taken / Math.max(1, now - since + pauseMs));
 			this.heldPerMs = 0;
-			this.bucket = { perMs, burst: Math.max(1, perMs * pauseMs), tokens: 0, at: now, measured: false };
+			this.bucket = { perMs, burst: Math.max(1, perMs * pauseMs), tokens: 0, at: now, measuredOver: 0 };
 		} else if (this.bucket !== undefined) {
 			if (taken > 0) {
 				const measuredPerMs = this.measuredPerMs(now, since, this.bucket.burst) * MEASURED_MARGIN;
 				this.bucket.perMs = Math.max(SLOWEST_PER_MS, Math.min(this.bucket.perMs, measuredPerMs));
-				this.bucket.measured = true;
+				this.bucket.measuredOver += taken;
 			}
-			this.bucket.burst = Math.max(1, Math.min(this.bucket.burst, this.bucket.perMs * pauseMs));
+			// What a pause refills, at a pace measured sure: a crowded moment's share would understate the burst, and a
+			// later measurement, less too small a burst, overstate the rate.
+			if (this.bucket.measuredOver >= SURE_AFTER_TAKEN) {
+				this.bucket.burst = Math.max(1, Math.min(this.bucket.burst, this.bucket.perMs * pauseMs));
+			}
 			this.bucket.tokens = 0;
 			this.bucket.at = now;
 		}
