@@ -52,6 +52,8 @@ class VirtualClock implements PaceClock {
 export interface Step {
 	count: number;
 	concurrency: number;
+	/** How long each of the step's requests waits after the one before it, in its place, was answered. */
+	gapMs?: number;
 }
 
 export interface VirtualRun {
@@ -144,6 +146,7 @@ export async function paceAgainst(
 				while (line.next < step.count) {
 					line.next += 1;
 					await request(pace);
+					if (step.gapMs !== undefined) await clock.sleep(step.gapMs);
 				}
 			};
 			await Promise.all(Array.from({ length: Math.min(step.concurrency, step.count) }, slot));

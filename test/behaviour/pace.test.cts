@@ -87,6 +87,23 @@ describe('the pace against a steady limit (virtual time)', () => {
 			expect(run.ms).toBeLessThanOrEqual(1.5 * allowedMs);
 		},
 	);
+
+	test('regression (issue 50): a pace the run does not push does not grow: after a crowded start, 200 lookups one at a time 0.9 s apart, then 600 at once, are refused at most 1% of the time', async () => {
+		const run = await paceAgainst(
+			{ bucket: { perSecond: 10, burst: 10 } },
+			[
+				{ count: 60, concurrency: 10 },
+				{ count: 200, concurrency: 1, gapMs: 900 },
+				{ count: 600, concurrency: 10 },
+			],
+			{ retryDelayMs: 1000, otherApp: { perSecond: 6, forMs: 3000 } },
+		);
+
+		expect(run.served).toBe(860);
+		// Grown with every success, the pace reached 47 times the service's rate during the lookups, and the 600 were
+		// refused 20 times while it was walked back down.
+		expect(run.refused).toBeLessThanOrEqual(0.01 * run.served);
+	});
 });
 
 describe('the pace the runs before left, in this n8n process (virtual time)', () => {

@@ -12,14 +12,15 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  *   costs one refused request, not a whole round of them;
  * - at its first refusal for the rate, guesses the pace from that first cycle — the requests the service took, over
  *   the time they took plus the pause it asked for — and from then on keeps a copy of the service's bucket: after a
- *   pause it sends what the pause refilled, then one request per tick of that pace, 0.3% faster with each success
- *   while the pace is only a guess;
+ *   pause it sends what the pause refilled, then one request per tick of that pace, 0.3% faster with each success of
+ *   a request the pace held back while the pace is only a guess (a run sending less than the pace allows shows
+ *   nothing of whether the service would take more);
  * - at a further refusal for the rate, measures it (measuredPerMs) and keeps 1% under it, never faster: each refusal
  *   shows that the pace it refused was too fast; once its measurements have counted 16 requests taken, for the rest of
  *   the run. Fewer show a moment, not the service's rate: the share the run got while the end of a burst was still
  *   being fought over (by the workers of a queue-mode n8n, each with its own pace, or by another app). From such a
- *   measurement the pace grows again, 2% with each success, until a refusal measures it anew, and keeps the burst it
- *   guessed;
+ *   measurement the pace grows again, 2% with each success of a request it held back, until a refusal measures it
+ *   anew, and keeps the burst it guessed;
  * - guesses and measures only over time it pushed the service: after a second with nothing to send, it measures anew
  *   from the next request;
  * - learns anew when asked to (runs joining a pace whose rate is older than a minute, servicePace.ts): from the
@@ -76,6 +77,8 @@ export interface Ticket {
 	/** The pause the request went out after: only a refusal of the latest one starts a new pause. */
 	round: number;
 	sentAt: number;
+	/** Whether the pace held it back (it waited for the copy of the bucket to refill): the run was pushing the pace. */
+	heldBack: boolean;
 }
 
 /** How long a request may wait while the service refuses. */
@@ -130,6 +133,9 @@ export class LearnedPace {
 	/** Whether the run skips the cautious start: runs before it were never refused, and it has not been yet. */
 	private calm: boolean;
 
+	/** Whether the request at the head of the gate found the copy of the bucket empty and waited for it. */
+	private heldBack = false;
+
 	/** While learning anew: the rate held before (requests per ms), the least the next guess takes. */
 	private heldPerMs = 0;
 
@@ -170,7 +176,7 @@ export class LearnedPace {
 			this.refusedRounds = 0;
 			this.probesSentAt = [];
 		}
-		if (this.bucket === undefined || this.bucket.measuredOver >= SURE_AFTER_TAKEN) return;
+		if (this.bucket === undefined || this.bucket.measuredOver >= SURE_AFTER_TAKEN || !ticket.heldBack) return;
 		this.bucket.perMs *= this.bucket.measuredOver === 0 ? CREEP : UNSURE_CREEP;
 	}
 
@@ -266,6 +272,7 @@ export class LearnedPace {
 		}
 		if (inFlight >= 1 + Math.floor(this.bucket.perMs * this.lastAnswerMs)) return undefined;
 		const tokens = this.refilled(now);
+		if (tokens < 1) this.heldBack = true;
 		return tokens >= 1 ? 0 : Math.ceil((1 - tokens) / this.bucket.perMs);
 	}
 
@@ -306,7 +313,9 @@ export class LearnedPace {
 			this.bucket.tokens = this.refilled(now) - 1;
 			this.bucket.at = now;
 		}
-		return { round: this.round, sentAt: now };
+		const heldBack = this.heldBack;
+		this.heldBack = false;
+		return { round: this.round, sentAt: now, heldBack };
 	}
 
 	private cautiousStartIsOver(now: number): boolean {
