@@ -104,6 +104,19 @@ describe('the pace against a steady limit (virtual time)', () => {
 		// refused 20 times while it was walked back down.
 		expect(run.refused).toBeLessThanOrEqual(0.01 * run.served);
 	});
+
+	test('regression (issue 50): a pace held back by its places in flight grows: 60 batches of 10 at once, 300 ms apart, round trips of 500 ms, against 10 a second', async () => {
+		const batches = Array.from({ length: 60 }, () => ({ count: 10, concurrency: 10, gapMs: 300 }));
+		const run = await paceAgainst({ bucket: { perSecond: 10, burst: 10 } }, batches, {
+			retryDelayMs: 1000,
+			roundTripMs: 500,
+		});
+
+		expect(run.served).toBe(600);
+		// Grown only when a request waited for the copy of the bucket, the pace kept its first guess: 170 s (115 s when
+		// a guess grew with every success; 127 s now).
+		expect(run.ms).toBeLessThanOrEqual(140_000);
+	});
 });
 
 describe('the pace the runs before left, in this n8n process (virtual time)', () => {

@@ -77,7 +77,7 @@ export interface Ticket {
 	/** The pause the request went out after: only a refusal of the latest one starts a new pause. */
 	round: number;
 	sentAt: number;
-	/** Whether the pace held it back (it waited for the copy of the bucket to refill): the run was pushing the pace. */
+	/** Whether the pace held it back (it waited for the copy of the bucket, or a place in flight): the run pushed it. */
 	heldBack: boolean;
 }
 
@@ -133,7 +133,7 @@ export class LearnedPace {
 	/** Whether the run skips the cautious start: runs before it were never refused, and it has not been yet. */
 	private calm: boolean;
 
-	/** Whether the request at the head of the gate found the copy of the bucket empty and waited for it. */
+	/** Whether the request at the head of the gate waited for the pace: for the bucket, or for a place in flight. */
 	private heldBack = false;
 
 	/** While learning anew: the rate held before (requests per ms), the least the next guess takes. */
@@ -270,9 +270,10 @@ export class LearnedPace {
 			const allowed = this.cautiousEndedAt === undefined ? 1 : this.answeredInRun - this.cautiousEndedAt + 2;
 			return inFlight < allowed ? 0 : undefined;
 		}
-		if (inFlight >= 1 + Math.floor(this.bucket.perMs * this.lastAnswerMs)) return undefined;
 		const tokens = this.refilled(now);
-		if (tokens < 1) this.heldBack = true;
+		const placeFree = inFlight < 1 + Math.floor(this.bucket.perMs * this.lastAnswerMs);
+		if (!placeFree || tokens < 1) this.heldBack = true;
+		if (!placeFree) return undefined;
 		return tokens >= 1 ? 0 : Math.ceil((1 - tokens) / this.bucket.perMs);
 	}
 
@@ -282,6 +283,8 @@ export class LearnedPace {
 	 * read as the service's rate, and a run joining the pace would crawl at it.
 	 */
 	idled(idleMs: number): void {
+		// Nothing waits at an unused gate: a request that waited and was then stopped held none back.
+		this.heldBack = false;
 		if (idleMs < IDLE_MS) return;
 		this.measuringSince = undefined;
 		this.successTimes = [];
