@@ -152,7 +152,7 @@ export async function paceAgainst(
 			await Promise.all(Array.from({ length: Math.min(step.concurrency, step.count) }, slot));
 		}
 	};
-	const otherApp = async ({ perSecond, forMs }: { perSecond: number; forMs: number }) => {
+	const otherApp = async ({ perSecond, forMs }: NonNullable<VirtualRunOptions['otherApp']>) => {
 		while (clock.now() < forMs) {
 			refusals.take(clock.now());
 			await clock.sleep(1000 / perSecond);
