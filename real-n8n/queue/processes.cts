@@ -38,12 +38,14 @@ export function killByPid(pid: number | undefined, group = false): void {
 	}
 }
 
-/** Where n8n's logs of each line are kept after the run (its user folder is removed). */
-export const LOGS = join(tmpdir(), 'queue-mode-logs');
+/**
+ * Where n8n's logs of each line are kept after the run (its user folder is removed): a folder per run, named by its
+ * start, so that the evidence of a flaky run survives the runs after it.
+ */
+export const LOGS = join(tmpdir(), 'queue-mode-logs', new Date().toISOString().replace(/[:.]/g, '-'));
 
 export function keepLogs(n8n: RealN8n): void {
 	const folder = join(LOGS, n8n.version);
-	rmSync(folder, { recursive: true, force: true });
 	mkdirSync(folder, { recursive: true });
 	for (const file of readdirSync(n8n.userFolder).filter((name) => name.endsWith('.log')))
 		copyFileSync(join(n8n.userFolder, file), join(folder, file));
