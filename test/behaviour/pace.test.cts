@@ -105,7 +105,7 @@ describe('the pace against a steady limit (virtual time)', () => {
 		expect(run.refused).toBeLessThanOrEqual(0.01 * run.served);
 	});
 
-	test('regression (issue 50): a pace held back by its places in flight grows: 60 batches of 10 at once, 300 ms apart, round trips of 500 ms, against 10 a second', async () => {
+	test('regression (issue 50): a pace the run sends at grows: 60 batches of 10 at once, 300 ms apart, round trips of 500 ms, against 10 a second', async () => {
 		const batches = Array.from({ length: 60 }, () => ({ count: 10, concurrency: 10, gapMs: 300 }));
 		const run = await paceAgainst({ bucket: { perSecond: 10, burst: 10 } }, batches, {
 			retryDelayMs: 1000,
@@ -113,9 +113,23 @@ describe('the pace against a steady limit (virtual time)', () => {
 		});
 
 		expect(run.served).toBe(600);
-		// Grown only when a request waited for the copy of the bucket, the pace kept its first guess: 170 s (115 s when
-		// a guess grew with every success; 127 s now).
+		// The places in flight held the batches to the pace, and their copy of the bucket never emptied: grown only when
+		// it did, the pace kept its first guess, 170 s (115 s when a guess grew with every success; 127 s now).
 		expect(run.ms).toBeLessThanOrEqual(140_000);
+	});
+
+	test('regression (issue 50): a pace grows no further than the service took: after a crowded start, 60 batches of 5 at once, 2 s apart, then 600 at once, are refused at most 1% of the time', async () => {
+		const batches = Array.from({ length: 60 }, () => ({ count: 5, concurrency: 5, gapMs: 2000 }));
+		const run = await paceAgainst(
+			{ bucket: { perSecond: 10, burst: 10 } },
+			[{ count: 60, concurrency: 10 }, ...batches, { count: 600, concurrency: 10 }],
+			{ retryDelayMs: 1000, otherApp: { perSecond: 6, forMs: 3000 } },
+		);
+
+		expect(run.served).toBe(960);
+		// Grown with each request that waited for its one place in flight, the pace reached 19.5 times the service's
+		// rate while the batches took a quarter of it, and the 600 were refused 17 times while it was walked back down.
+		expect(run.refused).toBeLessThanOrEqual(0.01 * run.served);
 	});
 });
 

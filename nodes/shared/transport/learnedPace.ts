@@ -12,15 +12,16 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  *   costs one refused request, not a whole round of them;
  * - at its first refusal for the rate, guesses the pace from that first cycle — the requests the service took, over
  *   the time they took plus the pause it asked for — and from then on keeps a copy of the service's bucket: after a
- *   pause it sends what the pause refilled, then one request per tick of that pace, 0.3% faster with each success of
- *   a request the pace held back while the pace is only a guess (a run sending less than the pace allows shows
- *   nothing of whether the service would take more);
+ *   pause it sends what the pause refilled, then one request per tick of that pace, 0.3% faster with each success
+ *   while the pace is only a guess and the service took, in the second before, as many requests as the pace allows in
+ *   a second (what the run did not send shows nothing of whether the service would take more, so the pace grows to at
+ *   most a request a second past what the service took);
  * - at a further refusal for the rate, measures it (measuredPerMs) and keeps 1% under it, never faster: each refusal
  *   shows that the pace it refused was too fast; once its measurements have counted 16 requests taken, for the rest of
  *   the run. Fewer show a moment, not the service's rate: the share the run got while the end of a burst was still
  *   being fought over (by the workers of a queue-mode n8n, each with its own pace, or by another app). From such a
- *   measurement the pace grows again, 2% with each success of a request it held back, until a refusal measures it
- *   anew, and keeps the burst it guessed;
+ *   measurement the pace grows again, 2% with each such success, until a refusal measures it anew, and keeps the
+ *   burst it guessed;
  * - guesses and measures only over time it pushed the service: after a second with nothing to send, it measures anew
  *   from the next request;
  * - learns anew when asked to (runs joining a pace whose rate is older than a minute, servicePace.ts): from the
@@ -50,6 +51,8 @@ const REFUSED_PER_SECOND = 4;
 const REFUSED_WINDOW_MS = 1100;
 /** How much faster each success makes a guessed pace, until a refusal measures it. */
 const CREEP = 1.003;
+/** Over which the service's taking of the pace is judged before the pace grows: a limit counts requests a second. */
+const TAKEN_WINDOW_MS = 1000;
 /**
  * Requests taken, over the measurements of a pace, that make it sure: as many as the cautious start takes one at a
  * time to find the end of a burst. Over fewer, one request more or fewer moves the rate by more than a sixteenth.
@@ -77,8 +80,6 @@ export interface Ticket {
 	/** The pause the request went out after: only a refusal of the latest one starts a new pause. */
 	round: number;
 	sentAt: number;
-	/** Whether the pace held it back (it waited for the copy of the bucket, or a place in flight): the run pushed it. */
-	heldBack: boolean;
 }
 
 /** How long a request may wait while the service refuses. */
@@ -133,9 +134,6 @@ export class LearnedPace {
 	/** Whether the run skips the cautious start: runs before it were never refused, and it has not been yet. */
 	private calm: boolean;
 
-	/** Whether the request at the head of the gate waited for the pace: for the bucket, or for a place in flight. */
-	private heldBack = false;
-
 	/** While learning anew: the rate held before (requests per ms), the least the next guess takes. */
 	private heldPerMs = 0;
 
@@ -170,14 +168,20 @@ export class LearnedPace {
 	answered(ticket: Ticket, now: number): void {
 		this.answeredInRun += 1;
 		this.lastAnswerMs = now - ticket.sentAt;
-		if (ticket.round === this.round) {
-			this.successTimes.push(now);
-			this.refusingSince = undefined;
-			this.refusedRounds = 0;
-			this.probesSentAt = [];
-		}
-		if (this.bucket === undefined || this.bucket.measuredOver >= SURE_AFTER_TAKEN || !ticket.heldBack) return;
+		if (ticket.round !== this.round) return;
+		this.successTimes.push(now);
+		this.refusingSince = undefined;
+		this.refusedRounds = 0;
+		this.probesSentAt = [];
+		if (this.bucket === undefined || this.bucket.measuredOver >= SURE_AFTER_TAKEN || !this.tookItsPace(now)) return;
 		this.bucket.perMs *= this.bucket.measuredOver === 0 ? CREEP : UNSURE_CREEP;
+	}
+
+	/** Whether the service took, in the second before `now`, as many whole requests as the pace allows in a second. */
+	private tookItsPace(now: number): boolean {
+		const perWindow = Math.max(1, Math.floor(this.bucket!.perMs * TAKEN_WINDOW_MS));
+		const earliest = this.successTimes[this.successTimes.length - perWindow];
+		return earliest !== undefined && now - earliest < TAKEN_WINDOW_MS;
 	}
 
 	/**
@@ -270,10 +274,8 @@ export class LearnedPace {
 			const allowed = this.cautiousEndedAt === undefined ? 1 : this.answeredInRun - this.cautiousEndedAt + 2;
 			return inFlight < allowed ? 0 : undefined;
 		}
+		if (inFlight >= 1 + Math.floor(this.bucket.perMs * this.lastAnswerMs)) return undefined;
 		const tokens = this.refilled(now);
-		const placeFree = inFlight < 1 + Math.floor(this.bucket.perMs * this.lastAnswerMs);
-		if (!placeFree || tokens < 1) this.heldBack = true;
-		if (!placeFree) return undefined;
 		return tokens >= 1 ? 0 : Math.ceil((1 - tokens) / this.bucket.perMs);
 	}
 
@@ -283,8 +285,6 @@ export class LearnedPace {
 	 * read as the service's rate, and a run joining the pace would crawl at it.
 	 */
 	idled(idleMs: number): void {
-		// Nothing waits at an unused gate: a request that waited and was then stopped held none back.
-		this.heldBack = false;
 		if (idleMs < IDLE_MS) return;
 		this.measuringSince = undefined;
 		this.successTimes = [];
@@ -316,9 +316,7 @@ export class LearnedPace {
 			this.bucket.tokens = this.refilled(now) - 1;
 			this.bucket.at = now;
 		}
-		const heldBack = this.heldBack;
-		this.heldBack = false;
-		return { round: this.round, sentAt: now, heldBack };
+		return { round: this.round, sentAt: now };
 	}
 
 	private cautiousStartIsOver(now: number): boolean {
