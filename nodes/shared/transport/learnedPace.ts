@@ -13,9 +13,9 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  * - at its first refusal for the rate, guesses the pace from that first cycle — the requests the service took, over
  *   the time they took plus the pause it asked for — and from then on keeps a copy of the service's bucket: after a
  *   pause it sends what the pause refilled, then one request per tick of that pace, 0.3% faster with each success
- *   while the pace is only a guess and the service took, in the second before, as many requests as the pace allows in
- *   a second (what the run did not send shows nothing of whether the service would take more, so the pace grows to at
- *   most a request a second past what the service took);
+ *   while the pace is only a guess and the service took the latest requests (those of about the latest second, two
+ *   at least) at 9/10 of the pace or faster: what the run did not send shows nothing of whether the service would
+ *   take more, so a pace grows to at most a ninth past the rate the service took them at;
  * - at a further refusal for the rate, measures it (measuredPerMs) and keeps 1% under it, never faster: each refusal
  *   shows that the pace it refused was too fast; once its measurements have counted 16 requests taken, for the rest of
  *   the run. Fewer show a moment, not the service's rate: the share the run got while the end of a burst was still
@@ -51,8 +51,13 @@ const REFUSED_PER_SECOND = 4;
 const REFUSED_WINDOW_MS = 1100;
 /** How much faster each success makes a guessed pace, until a refusal measures it. */
 const CREEP = 1.003;
-/** Over which the service's taking of the pace is judged before the pace grows: a limit counts requests a second. */
+/** Over about how long the service's taking of the pace is judged before it grows: a limit counts requests a second. */
 const TAKEN_WINDOW_MS = 1000;
+/**
+ * How near the pace the service must have taken them: the gate waits whole milliseconds, so a pace of up to 100 a
+ * second goes out at no less than 10/11 of itself.
+ */
+const TAKEN_SHARE = 0.9;
 /**
  * Requests taken, over the measurements of a pace, that make it sure: as many as the cautious start takes one at a
  * time to find the end of a burst. Over fewer, one request more or fewer moves the rate by more than a sixteenth.
@@ -131,6 +136,9 @@ export class LearnedPace {
 	/** When each request sent since then was answered, in order. */
 	private successTimes: number[] = [];
 
+	/** When the latest requests taken were answered, idle moments between them or not: what a pace's growth counts. */
+	private latestTaken: number[] = [];
+
 	/** Whether the run skips the cautious start: runs before it were never refused, and it has not been yet. */
 	private calm: boolean;
 
@@ -173,15 +181,13 @@ export class LearnedPace {
 		this.refusingSince = undefined;
 		this.refusedRounds = 0;
 		this.probesSentAt = [];
-		if (this.bucket === undefined || this.bucket.measuredOver >= SURE_AFTER_TAKEN || !this.tookItsPace(now)) return;
+		if (this.bucket === undefined || this.bucket.measuredOver >= SURE_AFTER_TAKEN) return;
+		// It grows if the service took the latest requests (about a second's worth, two at least) at the pace.
+		const counted = Math.max(2, Math.ceil(this.bucket.perMs * TAKEN_WINDOW_MS));
+		this.latestTaken = [...this.latestTaken.slice(1 - counted), now];
+		const takenPerMs = (counted - 1) / Math.max(1, now - this.latestTaken[0]);
+		if (this.latestTaken.length < counted || takenPerMs < TAKEN_SHARE * this.bucket.perMs) return;
 		this.bucket.perMs *= this.bucket.measuredOver === 0 ? CREEP : UNSURE_CREEP;
-	}
-
-	/** Whether the service took, in the second before `now`, as many whole requests as the pace allows in a second. */
-	private tookItsPace(now: number): boolean {
-		const perWindow = Math.max(1, Math.floor(this.bucket!.perMs * TAKEN_WINDOW_MS));
-		const earliest = this.successTimes[this.successTimes.length - perWindow];
-		return earliest !== undefined && now - earliest < TAKEN_WINDOW_MS;
 	}
 
 	/**
