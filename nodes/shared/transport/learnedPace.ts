@@ -184,7 +184,8 @@ export class LearnedPace {
 		if (this.bucket === undefined || this.bucket.measuredOver >= SURE_AFTER_TAKEN) return;
 		// It grows if the service took the latest requests (about a second's worth, two at least) at the pace.
 		const counted = Math.max(2, Math.ceil(this.bucket.perMs * TAKEN_WINDOW_MS));
-		this.latestTaken = [...this.latestTaken.slice(1 - counted), now];
+		this.latestTaken.push(now);
+		while (this.latestTaken.length > counted) this.latestTaken.shift();
 		const takenPerMs = (counted - 1) / Math.max(1, now - this.latestTaken[0]);
 		if (this.latestTaken.length < counted || takenPerMs < TAKEN_SHARE * this.bucket.perMs) return;
 		this.bucket.perMs *= this.bucket.measuredOver === 0 ? CREEP : UNSURE_CREEP;
