@@ -136,7 +136,7 @@ export class LearnedPace {
 	/** When each request sent since then was answered, in order. */
 	private successTimes: number[] = [];
 
-	/** When the latest requests taken were answered, idle moments between them or not: what a pace's growth counts. */
+	/** When the latest requests taken while the pace may grow were answered, idle moments between them or not. */
 	private latestTaken: number[] = [];
 
 	/** Whether the run skips the cautious start: runs before it were never refused, and it has not been yet. */
