@@ -82,9 +82,10 @@ export interface VirtualRunOptions {
 	 * Queue-mode workers sending to the service, each an n8n process with a pace of its own (1 unless set): each takes
 	 * the steps' requests from one shared line, `concurrency` at once, as workers take jobs from one queue. Each starts
 	 * `startsApartMs` after the one before, and remembers the service as calm if `calm` (runs before it were not
-	 * refused).
+	 * refused). With `runsAtOnce`, each worker's pace is one its executions join while others are sending, as a
+	 * worker's ten executions at once do; without, each worker is one run.
 	 */
-	workers?: { count: number; startsApartMs: number; calm: boolean };
+	workers?: { count: number; startsApartMs: number; calm: boolean; runsAtOnce?: boolean };
 	/** Another app with the same token, taking `perSecond` of the limit for the first `forMs`, refused or not. */
 	otherApp?: { perSecond: number; forMs: number };
 }
@@ -103,7 +104,8 @@ export async function paceAgainst(
 	const paceOf = (worker: number) => {
 		const remembered = workers.count === 1 ? serviceKey : `${serviceKey} worker ${worker}`;
 		if (workers.calm) rememberCalm(remembered, true);
-		return new ServicePace(options.retryDelayMs, remembered, clock);
+		const pace = new ServicePace(options.retryDelayMs, remembered, clock);
+		return workers.runsAtOnce ? pace.joined() : pace;
 	};
 	const refusals = new Refusals(service, 0);
 	const random = seededRandom(41);

@@ -45,9 +45,10 @@ test('30 form submissions at once, each an execution that creates one registrati
 	expect(seconds).toBeLessThanOrEqual(1.05 * 2 + 1);
 }, 20_000);
 
-describe('queue mode in virtual time: two workers, each a pace of its own, ten executions each, against 5 a second', () => {
-	// docs/reliability.md, "Where sharing falls short": workers learn the limit apart, each from its own share, so the
-	// rate taken is not asserted here (3.69 to 5.04 a second in these cases); what must hold whatever each learns is.
+describe('queue mode in virtual time: two workers, each a pace its ten executions share, against 5 a second', () => {
+	// Each worker learns from its own share. Before its pace gave up a fifth at each refusal and grew alike with the
+	// other's (docs/reliability.md, "Where runs share a pace"), the slower worker kept a share it measured crowded:
+	// 3.69 to 5.04 a second in these cases.
 	test.each([
 		[0, true],
 		[100, true],
@@ -56,16 +57,17 @@ describe('queue mode in virtual time: two workers, each a pace of its own, ten e
 		[100, false],
 		[300, false],
 	])(
-		'the second worker %j ms after the first, the service remembered as calm: %j: every request taken once, at most 0.5 refused per request served',
+		'the second worker %j ms after the first, the service remembered as calm: %j: every request taken once, at most 0.5 refused per request served, 4.5 a second or more',
 		async (startsApartMs, calm) => {
 			const run = await paceAgainst(
 				{ bucket: { perSecond: 5, burst: 5 }, retryAfter: 'seconds' },
 				[{ count: 300, concurrency: 10 }],
-				{ retryDelayMs: 1000, workers: { count: 2, startsApartMs, calm } },
+				{ retryDelayMs: 1000, workers: { count: 2, startsApartMs, calm, runsAtOnce: true } },
 			);
 
 			expect([run.served, run.outwaited]).toEqual([300, 0]);
 			expect(run.refused).toBeLessThanOrEqual(0.5 * run.served);
+			expect(run.served / (run.ms / 1000)).toBeGreaterThanOrEqual(4.5);
 		},
 	);
 });
@@ -207,10 +209,10 @@ describe('how long a pace is joined (fake time)', () => {
 		expect(Math.max(...afterTheMinute.map((submission) => submission.ms))).toBeLessThan(2000);
 	}, 30_000);
 
-	test('regression (issue 50): a worker running ten executions at once for three minutes, each one create, against 5 a second: after the first minute the service still takes 4.5 a second, and at most 3 a minute are refused', async () => {
+	test('regression (issue 50): a worker running ten executions at once for three minutes, each one create, against 5 a second: after the first minute the service still takes 4.5 a second, and at most 4 a minute are refused', async () => {
 		// A run joining a pace a minute old once started a second one beside it, which learned only what the first left:
 		// the two took 2.3 a second. Learning anew in place from one more in flight with every answer cost 7 refused a
-		// minute; from the cautious start, 2.
+		// minute; from the cautious start, 2. A pace its runs share grows past the limit about twice a minute more.
 		const start = Date.now();
 		const service = new ChangingLimit(() => 5);
 		const origin = `https://stream-${start}.example`;
@@ -230,7 +232,7 @@ describe('how long a pace is joined (fake time)', () => {
 
 		const afterTheFirstMinute = takenAt.filter((at) => at >= 60_000 && at < 180_000);
 		expect(afterTheFirstMinute.length / 120).toBeGreaterThanOrEqual(4.5);
-		expect(service.refused - refusedInFirstMinute).toBeLessThanOrEqual(2 * 3);
+		expect(service.refused - refusedInFirstMinute).toBeLessThanOrEqual(2 * 4);
 	}, 30_000);
 
 	test('regression (issue 50): three submissions 15 s apart, a refusal at 45 s (another app spent the limit), then 50 lookups join the pace: through at the service\'s 10 a second, not at one every 15 s', async () => {

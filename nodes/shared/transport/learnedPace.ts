@@ -22,6 +22,13 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  *   being fought over (by the workers of a queue-mode n8n, each with its own pace, or by another app). From such a
  *   measurement the pace grows again, 2% with each such success, until a refusal measures it anew, and keeps the
  *   burst it guessed;
+ * - where runs share it at once (a run joined it while others were sending through it: the executions of a busy n8n,
+ *   such as a queue-mode worker, whose service other workers may be sending to as well, each measuring only its own
+ *   share), learns from its first refusal on as TCP's flows share a link: at each further refusal, whoever pushed, it
+ *   keeps four fifths of its pace, and it grows by a twentieth of a request a second each second while the service
+ *   takes it, whatever its pace. The larger share gives up more and all grow alike, so workers even out, and what one
+ *   leaves when it is through, the others take up. A pace of one run keeps the rate it measured instead: growing past
+ *   it would cost that run a refusal every half-minute, where a shared pace's refusals are spread over its runs;
  * - guesses and measures only over time it pushed the service: after a second with nothing to send, it measures anew
  *   from the next request;
  * - learns anew when asked to (runs joining a pace whose rate is older than a minute, servicePace.ts): from the
@@ -68,6 +75,18 @@ const SURE_AFTER_TAKEN = CAUTIOUS_START;
  * 35 successes, 14 s at 2.5 a second, a quarter of the minute 300 form submissions take against 5 a second (issue 50).
  */
 const UNSURE_CREEP = 1.02;
+/**
+ * How fast a pace that runs share at once grows: a twentieth of a request a second each second, whatever its pace, so
+ * that workers sharing a limit grow alike. A worker that gave up a fifth of issue 50's 5 a second regains it in 20 s,
+ * a third of the minute 300 form submissions take; past the limit, its overshoot empties a burst of a second's worth in
+ * about 14 s (0.05 × 14² / 2 = 5 requests).
+ */
+const SHARED_GROWTH_PER_S = 0.05;
+/**
+ * What such a pace keeps of itself at a refusal: the larger share gives up more. Halving, as TCP does, left 43 of 216
+ * two-worker shapes under 4.5 a second of 5 in virtual time, where four fifths left none (docs/reliability.md).
+ */
+const SHARED_KEPT = 0.8;
 /** A measured pace is kept this far under what was measured, so that timing jitter does not cross it. */
 const MEASURED_MARGIN = 0.99;
 /** No pace is slower than one request a minute (the longest Retry-After honoured). */
@@ -145,6 +164,9 @@ export class LearnedPace {
 	/** While learning anew: the rate held before (requests per ms), the least the next guess takes. */
 	private heldPerMs = 0;
 
+	/** Whether runs share it at once: one joined it while others were sending through it. */
+	private sharedAtOnce = false;
+
 	constructor(
 		private readonly retryDelayMs: number,
 		startsCalm: boolean,
@@ -155,6 +177,11 @@ export class LearnedPace {
 	/** Whether the runs after this one may take the service for calm: its cautious start ended, and it refused none. */
 	showsCalm(now: number): boolean {
 		return this.latest === undefined && this.cautiousStartIsOver(now);
+	}
+
+	/** A run joined it while others were sending through it: from now on it learns as a pace that runs share at once. */
+	joinedAtOnce(): void {
+		this.sharedAtOnce = true;
 	}
 
 	/** The latest refusal of the run. */
@@ -181,14 +208,16 @@ export class LearnedPace {
 		this.refusingSince = undefined;
 		this.refusedRounds = 0;
 		this.probesSentAt = [];
-		if (this.bucket === undefined || this.bucket.measuredOver >= SURE_AFTER_TAKEN) return;
+		if (this.bucket === undefined || (!this.sharedAtOnce && this.bucket.measuredOver >= SURE_AFTER_TAKEN)) return;
 		// It grows if the service took the latest requests (about a second's worth, two at least) at the pace.
 		const counted = Math.max(2, Math.ceil(this.bucket.perMs * TAKEN_WINDOW_MS));
 		this.latestTaken.push(now);
 		while (this.latestTaken.length > counted) this.latestTaken.shift();
 		const takenPerMs = (counted - 1) / Math.max(1, now - this.latestTaken[0]);
 		if (this.latestTaken.length < counted || takenPerMs < TAKEN_SHARE * this.bucket.perMs) return;
-		this.bucket.perMs *= this.bucket.measuredOver === 0 ? CREEP : UNSURE_CREEP;
+		// Where runs share it, a twentieth of a request a second each second, as the successes come at the pace.
+		if (this.sharedAtOnce) this.bucket.perMs += SHARED_GROWTH_PER_S / 1_000_000 / this.bucket.perMs;
+		else this.bucket.perMs *= this.bucket.measuredOver === 0 ? CREEP : UNSURE_CREEP;
 	}
 
 	/**
@@ -231,8 +260,10 @@ export class LearnedPace {
 			this.bucket = { perMs, burst: Math.max(1, perMs * pauseMs), tokens: 0, at: now, measuredOver: 0 };
 		} else if (this.bucket !== undefined) {
 			if (taken > 0) {
-				const measuredPerMs = this.measuredPerMs(now, since, this.bucket.burst) * MEASURED_MARGIN;
-				this.bucket.perMs = Math.max(SLOWEST_PER_MS, Math.min(this.bucket.perMs, measuredPerMs));
+				const lowered = this.sharedAtOnce
+					? this.bucket.perMs * SHARED_KEPT
+					: Math.min(this.bucket.perMs, this.measuredPerMs(now, since, this.bucket.burst) * MEASURED_MARGIN);
+				this.bucket.perMs = Math.max(SLOWEST_PER_MS, lowered);
 				this.bucket.measuredOver += taken;
 			}
 			// What a pause refills, at a pace measured sure: a crowded moment's share would understate the burst, and a

@@ -80,6 +80,7 @@ export class ServicePace {
 
 	/** A run joins the pace: one that joins a rate older than JOINED_FOR_MS makes it learn anew (learnedPace.ts). */
 	joined(): this {
+		this.learned.joinedAtOnce();
 		if (this.rateIsRecent) return this;
 		this.learned.learnAnew();
 		this.learnedSince = this.clock.now();
