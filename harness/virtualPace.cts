@@ -82,8 +82,8 @@ export interface VirtualRunOptions {
 	 * Queue-mode workers sending to the service, each an n8n process with a pace of its own (1 unless set): each takes
 	 * the steps' requests from one shared line, `concurrency` at once, as workers take jobs from one queue. Each starts
 	 * `startsApartMs` after the one before, and remembers the service as calm if `calm` (runs before it were not
-	 * refused). With `runsAtOnce`, each worker's pace is one its executions join while others are sending, as a
-	 * worker's ten executions at once do; without, each worker is one run.
+	 * refused). With `runsAtOnce`, each request is an execution of its own that joins its worker's pace (as a worker's
+	 * ten executions at once, each one create, do); without, each worker's requests are one run's.
 	 */
 	workers?: { count: number; startsApartMs: number; calm: boolean; runsAtOnce?: boolean };
 	/** Another app with the same token, taking `perSecond` of the limit for the first `forMs`, refused or not. */
@@ -104,8 +104,7 @@ export async function paceAgainst(
 	const paceOf = (worker: number) => {
 		const remembered = workers.count === 1 ? serviceKey : `${serviceKey} worker ${worker}`;
 		if (workers.calm) rememberCalm(remembered, true);
-		const pace = new ServicePace(options.retryDelayMs, remembered, clock);
-		return workers.runsAtOnce ? pace.joined() : pace;
+		return new ServicePace(options.retryDelayMs, remembered, clock);
 	};
 	const refusals = new Refusals(service, 0);
 	const random = seededRandom(41);
@@ -113,6 +112,7 @@ export async function paceAgainst(
 	const run: VirtualRun = { served: 0, refused: 0, outwaited: 0, ms: 0, receivedAt: [], gaveUpAfter: [] };
 
 	const request = async (pace: ServicePace) => {
+		if (workers.runsAtOnce) pace.joined();
 		const since = clock.now();
 		for (;;) {
 			const ticket = await pace.acquire({ since, patienceMs: options.patienceMs ?? 120_000 });

@@ -26,9 +26,10 @@ import { BACKOFF_CAP_MS } from './attemptOutcome';
  *   such as a queue-mode worker, whose service other workers may be sending to as well, each measuring only its own
  *   share), learns from its first refusal on as TCP's flows share a link: at each further refusal, whoever pushed, it
  *   keeps four fifths of its pace, and it grows by a twentieth of a request a second each second while the service
- *   takes it, whatever its pace. The larger share gives up more and all grow alike, so workers even out, and what one
- *   leaves when it is through, the others take up. A pace of one run keeps the rate it measured instead: growing past
- *   it would cost that run a refusal every half-minute, where a shared pace's refusals are spread over its runs;
+ *   takes it (under one a second, by a twentieth of itself at each success). The larger share gives up more and all
+ *   grow alike, so workers even out, and what one leaves when it is through, the others take up. A pace of one run
+ *   (taken up by a run while no other was sending through it) keeps the rate it measured instead: growing past it
+ *   would cost that run a refusal every half-minute, where a shared pace's refusals are spread over its runs;
  * - guesses and measures only over time it pushed the service: after a second with nothing to send, it measures anew
  *   from the next request;
  * - learns anew when asked to (runs joining a pace whose rate is older than a minute, servicePace.ts): from the
@@ -76,12 +77,18 @@ const SURE_AFTER_TAKEN = CAUTIOUS_START;
  */
 const UNSURE_CREEP = 1.02;
 /**
- * How fast a pace that runs share at once grows: a twentieth of a request a second each second, whatever its pace, so
- * that workers sharing a limit grow alike. A worker that gave up a fifth of issue 50's 5 a second regains it in 20 s,
- * a third of the minute 300 form submissions take; past the limit, its overshoot empties a burst of a second's worth in
- * about 14 s (0.05 × 14² / 2 = 5 requests).
+ * How fast a pace that runs share at once grows: a twentieth of a request a second each second, so that workers
+ * sharing a limit grow alike. A worker that gave up a fifth of issue 50's 5 a second regains it in 20 s, a third of
+ * the minute 300 form submissions take; past the limit, its overshoot empties a burst of a second's worth in about
+ * 14 s (0.05 × 14² / 2 = 5 requests).
  */
 const SHARED_GROWTH_PER_S = 0.05;
+/**
+ * The most such a pace grows at one success: a twentieth of itself. Under one a second, successes more than a second
+ * apart would each add more than a twentieth of a request a second (at one a minute, 3 a second at once), and a
+ * slow limit would be overshot and refused at every other request.
+ */
+const SHARED_MOST_AT_A_SUCCESS = 1.05;
 /**
  * What such a pace keeps of itself at a refusal: the larger share gives up more. Halving, as TCP does, left 43 of 216
  * two-worker shapes under 4.5 a second of 5 in virtual time, where four fifths left none (docs/reliability.md).
@@ -179,9 +186,12 @@ export class LearnedPace {
 		return this.latest === undefined && this.cautiousStartIsOver(now);
 	}
 
-	/** A run joined it while others were sending through it: from now on it learns as a pace that runs share at once. */
-	joinedAtOnce(): void {
-		this.sharedAtOnce = true;
+	/**
+	 * A run joined it: while others were sending through it, from now on it learns as a pace that runs share at once;
+	 * while none was, as the pace of that one run.
+	 */
+	joined(whileInUse: boolean): void {
+		this.sharedAtOnce = whileInUse;
 	}
 
 	/** The latest refusal of the run. */
@@ -215,9 +225,12 @@ export class LearnedPace {
 		while (this.latestTaken.length > counted) this.latestTaken.shift();
 		const takenPerMs = (counted - 1) / Math.max(1, now - this.latestTaken[0]);
 		if (this.latestTaken.length < counted || takenPerMs < TAKEN_SHARE * this.bucket.perMs) return;
-		// Where runs share it, a twentieth of a request a second each second, as the successes come at the pace.
-		if (this.sharedAtOnce) this.bucket.perMs += SHARED_GROWTH_PER_S / 1_000_000 / this.bucket.perMs;
-		else this.bucket.perMs *= this.bucket.measuredOver === 0 ? CREEP : UNSURE_CREEP;
+		if (this.sharedAtOnce) {
+			const grown = this.bucket.perMs + SHARED_GROWTH_PER_S / 1_000_000 / this.bucket.perMs;
+			this.bucket.perMs = Math.min(grown, this.bucket.perMs * SHARED_MOST_AT_A_SUCCESS);
+		} else {
+			this.bucket.perMs *= this.bucket.measuredOver === 0 ? CREEP : UNSURE_CREEP;
+		}
 	}
 
 	/**

@@ -78,9 +78,12 @@ export class ServicePace {
 		return this.clock.now() - this.learnedSince < JOINED_FOR_MS;
 	}
 
-	/** A run joins the pace: one that joins a rate older than JOINED_FOR_MS makes it learn anew (learnedPace.ts). */
+	/**
+	 * A run joins the pace, while others send through it or, if it holds no rate, while none does (learnedPace.ts:
+	 * runs at once share it). One that joins a rate older than JOINED_FOR_MS makes it learn anew.
+	 */
 	joined(): this {
-		this.learned.joinedAtOnce();
+		this.learned.joined(this.inUse);
 		if (this.rateIsRecent) return this;
 		this.learned.learnAnew();
 		this.learnedSince = this.clock.now();
@@ -246,8 +249,7 @@ export function servicePace(run: object, policy: RequestPolicy, origin: string, 
 		const service = paceKey(origin, token);
 		const key = `${service} ${policy.maxRetries} ${policy.timeoutMs} ${policy.retryDelayMs}`;
 		const found = joinable.get(key);
-		if (found?.inUse) return found.joined();
-		if (found?.holdsNoRate) return found;
+		if (found?.inUse || found?.holdsNoRate) return found.joined();
 		const pace = new ServicePace(policy.retryDelayMs, service);
 		joinable.set(key, pace);
 		return pace;
