@@ -101,10 +101,10 @@ export async function paceAgainst(
 	const serviceKey = options.service ?? `virtual service ${(services += 1)}`;
 	const workers = options.workers ?? { count: 1, startsApartMs: 0, calm: false };
 	// Each worker is a process of its own: what it remembers of the service is its own too.
-	const paceOf = (worker: number) => {
+	const rememberedOf = (worker: number) => {
 		const remembered = workers.count === 1 ? serviceKey : `${serviceKey} worker ${worker}`;
 		if (workers.calm) rememberCalm(remembered, true);
-		return new ServicePace(options.retryDelayMs, remembered, clock);
+		return remembered;
 	};
 	const refusals = new Refusals(service, 0);
 	const random = seededRandom(41);
@@ -112,7 +112,6 @@ export async function paceAgainst(
 	const run: VirtualRun = { served: 0, refused: 0, outwaited: 0, ms: 0, receivedAt: [], gaveUpAfter: [] };
 
 	const request = async (pace: ServicePace) => {
-		if (workers.runsAtOnce) pace.joined();
 		const since = clock.now();
 		for (;;) {
 			const ticket = await pace.acquire({ since, patienceMs: options.patienceMs ?? 120_000 });
@@ -141,13 +140,23 @@ export async function paceAgainst(
 	};
 	// Each step's requests wait in one line, which every worker takes from.
 	const lines = steps.map(() => ({ next: 0 }));
-	const sendAll = async (pace: ServicePace) => {
+	const sendAll = async (worker: number) => {
+		const remembered = rememberedOf(worker);
+		let pace = new ServicePace(options.retryDelayMs, remembered, clock);
+		// With runsAtOnce each request is an execution, handed a pace as servicePace() hands one out: the one in use or
+		// the recent one holding no rate, joined, or else a new one.
+		const paceOfRequest = () => {
+			if (!workers.runsAtOnce) return pace;
+			if (pace.inUse || (pace.holdsNoRate && pace.rateIsRecent)) return pace.joined();
+			pace = new ServicePace(options.retryDelayMs, remembered, clock);
+			return pace;
+		};
 		for (const [index, step] of steps.entries()) {
 			const line = lines[index];
 			const slot = async () => {
 				while (line.next < step.count) {
 					line.next += 1;
-					await request(pace);
+					await request(paceOfRequest());
 					if (step.gapMs !== undefined) await clock.sleep(step.gapMs);
 				}
 			};
@@ -163,7 +172,7 @@ export async function paceAgainst(
 	const all = Promise.all([
 		...Array.from({ length: workers.count }, async (_, worker) => {
 			await clock.sleep(worker * workers.startsApartMs);
-			await sendAll(paceOf(worker));
+			await sendAll(worker);
 		}),
 		options.otherApp && otherApp(options.otherApp),
 	]);
