@@ -90,8 +90,8 @@ const SHARED_GROWTH_PER_S = 0.05;
  */
 const SHARED_MOST_AT_A_SUCCESS = 1.05;
 /**
- * What such a pace keeps of itself at a refusal: the larger share gives up more. Halving, as TCP does, left 43 of 216
- * two-worker shapes under 4.5 a second of 5 in virtual time, where four fifths left none (docs/reliability.md).
+ * What such a pace keeps of itself at a refusal: the larger share gives up more. Halving, as TCP does, left 45 of 216
+ * two-worker shapes under 4.5 a second of 5 in virtual time, where four fifths left one (docs/reliability.md).
  */
 const SHARED_KEPT = 0.8;
 /** A measured pace is kept this far under what was measured, so that timing jitter does not cross it. */
