@@ -143,11 +143,11 @@ export async function paceAgainst(
 	const sendAll = async (worker: number) => {
 		const remembered = rememberedOf(worker);
 		let pace = new ServicePace(options.retryDelayMs, remembered, clock);
-		// With runsAtOnce each request is an execution, handed a pace as servicePace() hands one out: the one in use or
-		// the recent one holding no rate, joined, or else a new one.
+		// With runsAtOnce each request is an execution, handed a pace as servicePace() hands one out: the worker's pace,
+		// joined, while it is open to new runs, or else a new one.
 		const paceOfRequest = () => {
 			if (!workers.runsAtOnce) return pace;
-			if (pace.inUse || (pace.holdsNoRate && pace.rateIsRecent)) return pace.joined();
+			if (pace.openToNewRuns) return pace.joined();
 			pace = new ServicePace(options.retryDelayMs, remembered, clock);
 			return pace;
 		};

@@ -103,6 +103,14 @@ export class ServicePace {
 		return this.learned.holdsNoRate;
 	}
 
+	/**
+	 * Whether a run that starts now joins it (servicePace below): runs are sending through it, or it holds no rate and
+	 * started or last learned anew in the last JOINED_FOR_MS.
+	 */
+	get openToNewRuns(): boolean {
+		return this.inUse || (this.holdsNoRate && this.rateIsRecent);
+	}
+
 	/** The latest refusal of the run. */
 	get latestRefusal(): Refusal | undefined {
 		return this.learned.latestRefusal;
@@ -249,7 +257,7 @@ export function servicePace(run: object, policy: RequestPolicy, origin: string, 
 		const service = paceKey(origin, token);
 		const key = `${service} ${policy.maxRetries} ${policy.timeoutMs} ${policy.retryDelayMs}`;
 		const found = joinable.get(key);
-		if (found?.inUse || found?.holdsNoRate) return found.joined();
+		if (found?.openToNewRuns) return found.joined();
 		const pace = new ServicePace(policy.retryDelayMs, service);
 		joinable.set(key, pace);
 		return pace;
