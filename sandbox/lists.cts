@@ -40,6 +40,12 @@ export interface ListDialect {
 	 * client could tell, so no reading is held to it.
 	 */
 	largePagesMissNewest: number;
+	/**
+	 * Registrations of one moment (made by one request, or an import) in the order stored, or ordered anew at each
+	 * request, as a list sorted by `createdAt` alone may be (SQL's ORDER BY ... LIMIT/OFFSET, MongoDB's sort on a
+	 * non-unique field). Only where the list is sorted by `createdAt`.
+	 */
+	ties?: 'stable' | 'reordered';
 }
 
 /** The real service, as its public client reads it: pages of at most 100 (20 unless asked), wrapped, newest first. */
@@ -108,8 +114,15 @@ function scatter(id: string): string {
 	return createHash('sha1').update(id).digest('hex');
 }
 
-/** The matching registrations in the dialect's order; `insertedLastFirst` is the order they were stored in, reversed. */
-function inOrder(insertedLastFirst: StoredRegistration[], order: ListDialect['order']): StoredRegistration[] {
+/**
+ * The matching registrations in the dialect's order; `insertedLastFirst` is the order they were stored in, reversed.
+ * `reorderTies` (the request's number) orders those of one moment anew, the same way for the same number.
+ */
+function inOrder(
+	insertedLastFirst: StoredRegistration[],
+	order: ListDialect['order'],
+	reorderTies?: number,
+): StoredRegistration[] {
 	if (order === 'none') {
 		return insertedLastFirst
 			.map((registration) => ({ registration, place: scatter(registration.id) }))
@@ -127,14 +140,28 @@ function inOrder(insertedLastFirst: StoredRegistration[], order: ListDialect['or
 				.map((registration, position) => ({ registration, position, time: Date.parse(registration.createdAt) }))
 				.sort((a, b) => b.time - a.time || a.position - b.position)
 				.map(({ registration }) => registration);
-	return order === 'newestFirst' ? newestFirst : [...newestFirst].reverse();
+	const ordered = order === 'newestFirst' ? newestFirst : [...newestFirst].reverse();
+	if (reorderTies === undefined) return ordered;
+	// Each registration placed by the first of its moment (they lie together), then by a scatter that the request picks.
+	let momentStart = 0;
+	return ordered
+		.map((registration, position) => {
+			if (position > 0 && registration.createdAt !== ordered[position - 1].createdAt) momentStart = position;
+			return { registration, momentStart, place: scatter(`${reorderTies}:${registration.id}`) };
+		})
+		.sort((a, b) => a.momentStart - b.momentStart || a.place.localeCompare(b.place))
+		.map(({ registration }) => registration);
 }
 
-/** One answer to a list request in this dialect; `insertedLastFirst` holds every match, the last stored first. */
+/**
+ * One answer to a list request in this dialect; `insertedLastFirst` holds every match, the last stored first.
+ * `requestNumber` tells requests apart, for a dialect that orders each moment's registrations anew at each.
+ */
 export function listAnswer(
 	insertedLastFirst: StoredRegistration[],
 	query: Record<string, string>,
 	dialect: ListDialect,
+	requestNumber = 0,
 ): unknown {
 	const asked = positiveWhole(query.limit, 'limit');
 	const page = positiveWhole(query.page, 'page') ?? 1;
@@ -142,7 +169,8 @@ export function listAnswer(
 	if (asked === undefined || dialect.limit === 'ignored')
 		size = dialect.shape === 'bare' && !dialect.bareDefaultPage ? insertedLastFirst.length : dialect.defaultPageSize;
 	else size = dialect.limit === 'capped' ? Math.min(asked, dialect.cap) : asked;
-	const ordered = inOrder(insertedLastFirst, dialect.order);
+	const reorderTies = dialect.ties === 'reordered' && dialect.order !== 'none' ? requestNumber : undefined;
+	const ordered = inOrder(insertedLastFirst, dialect.order, reorderTies);
 	const withTotal = dialect.shape === 'dataTotal' || dialect.shape === 'dataMetaTotal';
 	const leavesOut = size >= 100 && withTotal && dialect.largePagesMissNewest > 0;
 	const newestLeftOut = new Set(

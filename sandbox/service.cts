@@ -289,7 +289,7 @@ export class Sandbox {
 		}
 		if (path === '/api/registrations' && method === 'GET') {
 			const matches = this.state.matchingRegistrations(request.query);
-			return { status: 200, body: listAnswer(matches, request.query, this.dialect) };
+			return { status: 200, body: listAnswer(matches, request.query, this.dialect, this.requests.length) };
 		}
 		if (path === '/api/forms' && method === 'GET' && this.listsForms) {
 			return { status: 200, body: { data: this.state.forms } };

@@ -146,6 +146,21 @@ export class SandboxState {
 		return { registrations: created };
 	}
 
+	/**
+	 * Registrations made one after another up to now: each a second after the one before, or in batches of `batch` (an
+	 * import, a create of several) that share one moment, `apartMs` apart. The entries' order is the order made.
+	 */
+	registerOverTime(entries: Json[], { batch = 1, apartMs = 1000 } = {}): StoredRegistration[] {
+		const batches = Math.ceil(entries.length / batch);
+		const registrations: StoredRegistration[] = [];
+		for (let index = 0; index < batches; index++) {
+			const madeAt = new Date(this.now().getTime() - (batches - 1 - index) * apartMs).toISOString();
+			const { registrations: made } = this.createRegistrations(entries.slice(index * batch, (index + 1) * batch), madeAt);
+			registrations.push(...made);
+		}
+		return registrations;
+	}
+
 	private storeRegistration(entry: Json, createdAt: string): StoredRegistration {
 		const {
 			type,
