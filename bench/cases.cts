@@ -5,7 +5,6 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { countExpressionEvaluations } from '../harness/expressionCount.cts';
 import { credentialUse, resetCredentialUse, runNode } from '../harness/workflowRunner.cts';
 import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_CONCURRENCY } from '../nodes/ProductRegistration/input/runOptions';
-import { WINDOWS_IN_FLIGHT } from '../nodes/shared/transport/windowsAhead';
 import { API_PAGE } from '../sandbox/lists.cts';
 import type { Measurement } from './measure.cts';
 import { measure } from './measure.cts';
@@ -159,8 +158,7 @@ export const CASES: BenchCase[] = [
 		parameters: { resource: 'registration', operation: 'getAll', returnAll: true },
 		items: () => [{ json: {} }],
 		seed: () => ({ registrations: 50_000 }),
-		// Windows past page 1 are asked up to WINDOWS_IN_FLIGHT at once.
-		concurrency: WINDOWS_IN_FLIGHT,
+		concurrency: 1,
 	},
 	{
 		id: 'get-all-bare',

@@ -1,14 +1,29 @@
-import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type {
+	IDisplayOptions,
+	INodeExecutionData,
+	INodeProperties,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
 
 import { formProperty } from '../shared/formField';
 import { optionsHolding } from '../shared/optionsCollection';
 import { searchForms } from '../shared/listSearch';
 import { mainConnection } from '../shared/connectionTypes';
+import type { ListOrder } from './newRegistrations';
 import { pollNewRegistrations } from './newRegistrations';
 
-const NEW_REGISTRATION = 'newRegistration';
-const LEARN_ORDER = 'learn';
-const NEWEST_FIRST = 'newestFirst';
+/**
+ * The Options of a node of these versions. A node added before 0.7 (version 1) keeps List Order: Learn From the
+ * Answers as its default; one added since (1.1) starts with Newest First, the order the app lists in (docs/service.md).
+ */
+function optionsOf(
+	versions: NonNullable<IDisplayOptions['show']>['@version'],
+	listOrder: INodeProperties,
+): INodeProperties {
+	return { ...optionsHolding([listOrder]), displayOptions: { show: { '@version': versions } } };
+}
 
 export class ProductRegistrationPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -16,21 +31,15 @@ export class ProductRegistrationPollTrigger implements INodeType {
 		name: 'productRegistrationPollTrigger',
 		icon: { light: 'file:productRegistrationPollTrigger.svg', dark: 'file:productRegistrationPollTrigger.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: 'Checks for New Registrations',
 		description: 'Starts the workflow with each new registration, checking the service on a schedule',
-		defaults: {
-			name: 'Product Registration Poll Trigger',
-		},
+		defaults: { name: 'Product Registration Poll Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [mainConnection],
-		credentials: [
-			{
-				name: 'productRegistrationApi',
-				required: true,
-			},
-		],
+		credentials: [{ name: 'productRegistrationApi', required: true }],
 		properties: [
 			{
 				displayName:
@@ -47,37 +56,54 @@ export class ProductRegistrationPollTrigger implements INodeType {
 				options: [
 					{
 						name: 'New Registration',
-						value: NEW_REGISTRATION,
+						value: 'newRegistration',
 						description: 'A customer registered a product (once each, the oldest first)',
 					},
 				],
-				default: NEW_REGISTRATION,
+				default: 'newRegistration',
 			},
 			formProperty('Only registrations made in this form; leave empty for every form'),
-			optionsHolding([
-				{
-					displayName: 'List Order',
-					name: 'listOrder',
-					type: 'options',
-					options: [
-						{
-							name: 'Learn From the Answers',
-							value: LEARN_ORDER,
-							description:
-								'Safe with any service: the whole list is read at each poll until 20 registrations in a row, each made before the one listed above it, show the newest come first',
-						},
-						{
-							name: 'Newest First',
-							value: NEWEST_FIRST,
-							description:
-								'The service lists the newest first, as the app does: each poll reads only down to what it has seen. Once an answer lists one made over 2 minutes after one above it, the list is read whole.',
-						},
-					],
-					default: LEARN_ORDER,
-					description:
-						'How the service orders its list of registrations. A shop whose registrations were imported many at one moment may never show its order; there, choose Newest First so that a quiet poll is one small request.',
-				},
-			]),
+			optionsOf([1], {
+				displayName: 'List Order',
+				name: 'listOrder',
+				type: 'options',
+				options: [
+					{
+						name: 'Learn From the Answers',
+						value: 'learn',
+						description:
+							'Safe with any service: the whole list is read at each poll until an answer shows 20 registrations in a row, each made before the one listed above it',
+					},
+					{
+						name: 'Newest First',
+						value: 'newestFirst',
+						description:
+							'The service lists the newest first, as the app does: a poll reads only down to what it has seen. Where an answer lists one made over 2 minutes after one above it, that poll reads the whole list.',
+					},
+				],
+				default: 'learn',
+				description: 'How the service orders its list of registrations. Default: Learn From the Answers.',
+			}),
+			optionsOf([{ _cnd: { gte: 1.1 } }], {
+				displayName: 'List Order',
+				name: 'listOrder',
+				type: 'options',
+				options: [
+					{
+						name: 'Newest First',
+						value: 'newestFirst',
+						description:
+							'The service lists the newest first, as the app does: a poll reads only down to what it has seen. Where an answer lists one made over 2 minutes after one above it, that poll reads the whole list.',
+					},
+					{
+						name: 'Any Order',
+						value: 'anyOrder',
+						description: 'For a service that lists in an order of its own: the whole list is read at each poll',
+					},
+				],
+				default: 'newestFirst',
+				description: 'How the service orders its list of registrations. Default: Newest First.',
+			}),
 		],
 	};
 
@@ -88,7 +114,8 @@ export class ProductRegistrationPollTrigger implements INodeType {
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const form = this.getNodeParameter('formSlug', '', { extractValue: true });
 		const formSlug = typeof form === 'string' && form.trim() !== '' ? form.trim() : undefined;
-		const listOrder = this.getNodeParameter('options.listOrder', LEARN_ORDER);
-		return await pollNewRegistrations.call(this, formSlug, listOrder === NEWEST_FIRST);
+		const byVersion = this.getNode().typeVersion >= 1.1 ? 'newestFirst' : 'learn';
+		const listOrder = this.getNodeParameter('options.listOrder', byVersion) as ListOrder;
+		return await pollNewRegistrations.call(this, formSlug, listOrder);
 	}
 }

@@ -1,7 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ListHabits } from '../shared/transport/listAnswer';
-
 /** How much later a registration may be listed than it was made (a slow write, a server whose clock is behind). */
 export const LISTED_LATE_WITHIN_MS = 2 * 60_000;
 /** A `Date` header is to the second. */
@@ -9,7 +7,7 @@ const DATE_PRECISION_MS = 1000;
 
 /**
  * What the Poll Trigger remembers between polls, in the workflow's static data. Every time in it but `newestListedAt`
- * is in the clock the service writes `createdAt` by, which need not be its `Date` header's (nor name its zone).
+ * and `chainDate` is in the clock the service writes `createdAt` by, which need not be its `Date` header's.
  */
 export interface PollState {
 	/** The list the state is about: the form's slug, or '' for every form. */
@@ -21,12 +19,10 @@ export interface PollState {
 	polledAt?: number;
 	/** The registrations read that a later poll may read again, by identity, with their `createdAt` (0: none). */
 	seen?: Record<string, number>;
-	/** The list's order: the newest first, shown; another, shown; unknown while nothing has shown it. */
+	/** The list's order as a whole read showed it (List Order: Learn From the Answers). */
 	order?: 'newestFirst' | 'other';
-	/** How the service answers lists (pagedList.ts), so that a poll's first request is already the right one. */
-	habits?: ListHabits;
 	/** A poll cut short by n8n's poll budget: where the next goes on, and the `Date` when that chain of polls began. */
-	goOn?: { offset: number; after: string; total?: number };
+	goOn?: { offset: number; after: string; total?: number; size?: number; fixedPage?: number };
 	chainDate?: number;
 	/** Set once the activation has read all it had to: from then on, what is new is emitted. */
 	started?: boolean;
@@ -48,33 +44,40 @@ export function sinceOf(state: PollState): number {
  * made by the time an answer first listed it, and the service's `Date` has run on since. Never earlier than it was
  * found before (an answer whose `Date` is behind others' moves it back no further).
  */
-export function pollStart(date: number | undefined, state: PollState, newest?: number, newestListedAt?: number): number | undefined {
+export function pollStart(date: number | undefined, state: PollState): number | undefined {
+	const { newest, newestListedAt } = state;
 	if (date === undefined || newest === undefined || newestListedAt === undefined) return state.polledAt;
 	return Math.max(newest + date - newestListedAt - DATE_PRECISION_MS, state.polledAt ?? -Infinity);
 }
 
 /**
- * The state saved by the trigger before 0.6, carried over: its `startedAt` (the `Date` when the last complete poll began,
- * taken as createdAt's clock where `createdAt` named its zone) is `polledAt`, and its order and habits map onto these. A
- * chain of polls under way starts again from the list's start; an activation under way is taken as done, emitting what
- * is made from when it began, as that version did. No registration it remembered is forgotten, none is emitted again.
+ * A state saved before 0.6, carried over: its `startedAt` (the `Date` when the last complete poll began, taken as
+ * createdAt's clock where `createdAt` named its zone) is `polledAt`; an order other than the newest first is learned
+ * anew, and a chain of polls under way starts again from the list's start. An activation under way is taken as done,
+ * emitting what is made from when it began, as that version did. No registration it remembered is forgotten, none is
+ * emitted again. A state of 0.6 is read as it is.
  */
 export function carriedOver(saved: IDataObject): PollState {
-	const state = saved as PollState & { startedAt?: number; clocked?: boolean; chainStartedAt?: number };
+	const state = saved as PollState & {
+		startedAt?: number;
+		clocked?: boolean;
+		chainStartedAt?: number;
+	};
 	if (state.startedAt === undefined && state.clocked === undefined) return state;
-	const habits = state.habits;
 	const carried: PollState = {
 		list: state.list,
 		newest: state.newest,
 		polledAt: state.clocked === true ? state.startedAt : undefined,
 		seen: state.seen,
-		// 'oldestFirst' or 'none' were also taken where nothing had shown the order: it is learned anew.
 		order: state.order === 'newestFirst' ? 'newestFirst' : undefined,
-		habits: habits && { bare: habits.bare, largestAnswer: habits.largestAnswer, fixedPageSize: habits.fixedPageSize },
 		started: state.started,
 	};
 	const activationBegan = state.clocked === true && state.started !== true ? state.chainStartedAt : undefined;
-	// New from when it began: `since` is that moment.
 	if (activationBegan === undefined) return carried;
-	return { ...carried, started: true, newest: activationBegan, polledAt: activationBegan + LISTED_LATE_WITHIN_MS };
+	return {
+		...carried,
+		started: true,
+		newest: activationBegan,
+		polledAt: activationBegan + LISTED_LATE_WITHIN_MS,
+	};
 }

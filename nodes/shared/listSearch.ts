@@ -1,9 +1,8 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
 import { isEmail, readListedRegistration, registrationsList } from './registrations';
-import type { ListPosition } from './transport/listPage';
-import { readListPage } from './transport/listPage';
-import { readList } from './transport/pagedList';
+import type { ListPosition } from './transport/lists/listReader';
+import { ListReader, readList } from './transport/lists/listReader';
 import { WITHOUT_ITEM } from './transport/serviceRequest';
 
 /** Pages read for one answer while what was typed narrows them to nothing, before the editor is answered anyway. */
@@ -27,12 +26,14 @@ export async function searchRegistrations(
 ): Promise<INodeListSearchResult> {
 	const typed = (filter ?? '').trim();
 	const byEmail = isEmail(typed);
-	const list = registrationsList(byEmail ? { email: typed } : {});
+	// A person scrolls on from the last registration shown: one of the same moment is not looked for before it.
+	const list = { ...registrationsList(byEmail ? { email: typed } : {}), momentOf: undefined };
 	const results: INodeListSearchItems[] = [];
 	let position = positionIn(paginationToken);
 	for (let read = 0; ; read++) {
-		const { records, next } = await readListPage.call(this, list, position);
-		for (const record of records) {
+		const reader = new ListReader(this, list, WITHOUT_ITEM, { from: position });
+		await reader.readWindow();
+		for (const record of reader.lastRecords) {
 			const registration = readListedRegistration(record);
 			if (registration.id === undefined) continue;
 			const label = [
@@ -45,28 +46,26 @@ export async function searchRegistrations(
 			if (!byEmail && !holds([label, registration.customerEmail, registration.id], typed)) continue;
 			results.push({ name: label === '' ? registration.id : `${label} (${registration.id})`, value: registration.id });
 		}
-		if (next === undefined) return { results };
-		position = next;
+		// A window that showed nothing more (the list moved under it, or the service ignores `page`) ends the scroll.
+		if (reader.ending !== undefined || reader.position === undefined || reader.lastRecords.length === 0)
+			return { results };
+		position = reader.position;
 		if (results.length > 0 || read + 1 >= PAGES_PER_SEARCH) return { results, paginationToken: tokenOf(position) };
 	}
 }
 
-/**
- * The editor keeps where a scroll has reached as a string between calls: "offset:pageSize:listStart" (the id last,
- * whole, whatever it holds; a token without it, "offset:pageSize", is read too).
- */
-function tokenOf({ offset, pageSize, listStart }: ListPosition): string {
-	return [offset, pageSize, ...(listStart === undefined ? [] : [listStart])].join(':');
-}
+/** The editor keeps where a scroll has reached as a string between calls: the reader's position, as JSON. */
+const tokenOf = (position: ListPosition) => JSON.stringify(position);
 
 function positionIn(token: string | undefined): ListPosition | undefined {
-	const [offsetText, pageSizeText, ...listStartParts] = (token ?? '').split(':');
-	const offset = Number(offsetText);
-	const pageSize = Number(pageSizeText);
-	const listStart = listStartParts.length > 0 ? listStartParts.join(':') : undefined;
-	return Number.isInteger(offset) && offset >= 0 && Number.isInteger(pageSize) && pageSize > 0
-		? { offset, pageSize, listStart }
-		: undefined;
+	try {
+		const position = JSON.parse(token ?? '') as Partial<ListPosition> | null;
+		return typeof position?.anchor === 'string' && Number.isInteger(position.at)
+			? (position as ListPosition)
+			: undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** What From List of a Form shows when the service has no list of forms (the API page shows none). */

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ListRequest } from './transport/listAnswer';
+import type { ListRequest } from './transport/lists/listRequest';
 
 /**
  * The registrations list, as both nodes read it: the one request for it, and what is read of a registration it
@@ -11,7 +11,14 @@ import type { ListRequest } from './transport/listAnswer';
 
 /** GET /api/registrations with these filters (`email`, `formSlug`, ...); `what` names it in messages. */
 export function registrationsList(filters: IDataObject, what = 'registrations'): ListRequest {
-	return { path: 'registrations', qs: filters, resourceKey: 'registrations', what, identify: registrationIdOf };
+	return {
+		path: 'registrations',
+		qs: filters,
+		resourceKey: 'registrations',
+		what,
+		identify: registrationIdOf,
+		momentOf: createdAtOf,
+	};
 }
 
 export interface ListedRegistration {

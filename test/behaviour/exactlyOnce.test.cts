@@ -4,10 +4,10 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { PollingTrigger } from '../../harness/pollingTrigger.cts';
 import { useSandbox } from '../../harness/sandbox.cts';
 import { runNode } from '../../harness/workflowRunner.cts';
-import { ORDER_EVIDENCE } from '../../nodes/ProductRegistrationPollTrigger/pollReading';
+import { ORDER_EVIDENCE } from '../../nodes/ProductRegistrationPollTrigger/newRegistrations';
 import { LISTED_LATE_WITHIN_MS } from '../../nodes/ProductRegistrationPollTrigger/pollState';
 import type { ListDialect } from '../../sandbox/lists.cts';
-import { MIN_PAGE_SIZE, PAGE_SIZE } from '../../nodes/shared/transport/listAnswer';
+import { LARGEST_PAGE, MIN_PAGE_SIZE, WINDOW } from '../../nodes/shared/transport/lists/listRequest';
 import { listAnswer, REAL_SERVICE } from '../../sandbox/lists.cts';
 import type { Sandbox } from '../../sandbox/service.cts';
 import { writeDocsSection, writesDocs } from '../../scripts/docsSection.cts';
@@ -38,6 +38,7 @@ const HOUR = 60 * MINUTE;
 const tally = {
 	combinations: 0,
 	realService: 0,
+	tiesReordered: 0,
 	statedOrder: 0,
 	commands: 0,
 	byCommand: new Map<string, number>(),
@@ -57,31 +58,37 @@ const readings: fc.Arbitrary<ListDialect> = fc.record({
 	createdAt: fc.constantFrom('isoMilliseconds', 'isoSeconds', 'noZone', 'epochMilliseconds', 'absent'),
 	largePagesMissNewest: fc.constantFrom(0, 0, 0, 2),
 	bareDefaultPage: fc.boolean(),
+	ties: fc.constantFrom('stable', 'reordered'),
 });
 /**
  * The readings to hold the node to. The real service's quirk of leaving the newest out of large pages is played only
- * as it was seen: newest first, in pages with a total (elsewhere no client could see what is left out). A bare array
+ * as it was seen: newest first, in pages (honoured) with a total (elsewhere no client could see what is left out). A bare array
  * that gives a default page without `limit` is played only where `limit` is honoured: cut or ignored too, every
  * answer is at most a page, and nothing tells the list's end.
  */
 const otherReadings = readings.map((dialect) => ({
 	...dialect,
 	largePagesMissNewest:
-		dialect.order === 'newestFirst' && dialect.shape !== 'bare' && dialect.shape !== 'dataOnly'
+		dialect.order === 'newestFirst' && dialect.pages === 'honoured' && dialect.shape !== 'bare' && dialect.shape !== 'dataOnly'
 			? dialect.largePagesMissNewest
 			: 0,
 	bareDefaultPage: dialect.bareDefaultPage && dialect.shape === 'bare' && dialect.limit === 'honoured',
+	// Registrations of one moment are ordered anew only in a list sorted by the `createdAt` it shows.
+	ties: dialect.order !== 'none' && dialect.createdAt !== 'absent' ? dialect.ties : 'stable',
 }));
-/** The real service as its notes describe it, with its reported quirk (pages of 100 leave out its 2 newest) in half. */
+/**
+ * The real service as its notes describe it, with its reported quirk (pages of 100 leave out its 2 newest) in half,
+ * and registrations of one moment ordered anew at each request in half.
+ */
 const realService: fc.Arbitrary<ListDialect> = fc
-	.constantFrom(0, 2)
-	.map((largePagesMissNewest) => ({ ...REAL_SERVICE, largePagesMissNewest }));
+	.record({ largePagesMissNewest: fc.constantFrom(0, 2), ties: fc.constantFrom('stable' as const, 'reordered' as const) })
+	.map((quirks) => ({ ...REAL_SERVICE, ...quirks }));
 /** The real service's dialect a third of the time; any other reading the API page leaves open otherwise. */
 const dialectArbitrary = fc.oneof({ arbitrary: realService, weight: 1 }, { arbitrary: otherReadings, weight: 2 });
 /** Whether a drawn dialect is the real service's, with its quirk or without. */
 const isRealService = (dialect: ListDialect) =>
 	(Object.keys(REAL_SERVICE) as Array<keyof ListDialect>).every(
-		(key) => key === 'largePagesMissNewest' || dialect[key] === REAL_SERVICE[key],
+		(key) => key === 'largePagesMissNewest' || key === 'ties' || dialect[key] === REAL_SERVICE[key],
 	);
 /** How far the answers' `Date` header is ahead of createdAt's clock: the same clock half the time, else up to 5 minutes apart. */
 const dateHeaderAheadArbitrary = fc.oneof(fc.constant(0), fc.integer({ min: -5 * MINUTE, max: 5 * MINUTE }));
@@ -104,7 +111,7 @@ function oneAnswerAtMost(dialect: ListDialect): number {
  */
 function onlyFirstAnswer(dialect: ListDialect, size: number): boolean {
 	const unpaged = dialect.shape !== 'bare' && dialect.pages === 'ignored';
-	const mayHaveBeenCut = unpaged && dialect.shape === 'dataOnly' && size >= MIN_PAGE_SIZE && size <= PAGE_SIZE;
+	const mayHaveBeenCut = unpaged && dialect.shape === 'dataOnly' && size >= MIN_PAGE_SIZE && size <= LARGEST_PAGE;
 	return mayHaveBeenCut || size > oneAnswerAtMost(dialect);
 }
 
@@ -115,6 +122,38 @@ function onlyFirstAnswer(dialect: ListDialect, size: number): boolean {
 function noClientCanReadWhole(dialect: ListDialect, size: number): boolean {
 	const fixedPages = dialect.shape !== 'bare' && dialect.limit === 'ignored' && size > dialect.defaultPageSize;
 	return fixedPages || onlyFirstAnswer(dialect, size);
+}
+
+/**
+ * The registrations in a run of one moment (as the client is shown `createdAt`, one after another in the list) that no
+ * window of at most WINDOW records (or the service's cap) — `(page − 1) × limit` on — can hold together with the record
+ * either side of it, or the list's start or end; where the service gives pages of its own size whatever is asked, a run
+ * that one page does not hold. Where the service may order those anew at each request, no client can be sure it read
+ * them all, and a client that follows the stated rules must say so even where it does not. Gives their ids, and the
+ * moments (as listed) of those runs, for registrations of them deleted since.
+ */
+function inUnholdableRuns(dialect: ListDialect): Set<unknown> {
+	const unsure = new Set<unknown>();
+	const asListed = { ...dialect, shape: 'bare', limit: 'honoured', pages: 'ignored', largePagesMissNewest: 0 } as const;
+	const all = listAnswer(sandbox().state.matchingRegistrations({}), { limit: '1000000' }, { ...asListed, ties: 'stable' });
+	const records = all as IDataObject[];
+	const most = dialect.limit === 'capped' ? Math.min(dialect.cap, WINDOW) : WINDOW;
+	const fixed = dialect.limit === 'ignored' ? dialect.defaultPageSize : undefined;
+	const holds = (from: number, to: number) =>
+		fixed !== undefined
+			? Math.floor(from / fixed) === Math.floor(to / fixed)
+			: Array.from({ length: most }, (_, index) => index + 1).some((limit) => (Math.floor(from / limit) + 1) * limit > to);
+	for (let start = 0, end = 1; start < records.length; start = end, end = start + 1) {
+		const moment = records[start].createdAt;
+		while (end < records.length && moment !== undefined && records[end].createdAt === moment) end += 1;
+		// Held with the record either side, or, in pages of the service's own size, alone.
+		const [from, to] = fixed !== undefined ? [start, end - 1] : [Math.max(0, start - 1), end === records.length ? end - 1 : end];
+		if (end - start > 1 && !holds(from, to)) {
+			unsure.add(moment);
+			for (const record of records.slice(start, end)) unsure.add(storedId(record));
+		}
+	}
+	return unsure;
 }
 
 /**
@@ -246,7 +285,11 @@ function knownPollStart(held: PollHeld | undefined): number {
 function emittedBy(shop: Shop, items: INodeExecutionData[]): void {
 	for (const item of items) {
 		const id = storedId(item.json);
-		if (shop.existedAtActivation.has(id)) throw new Error(`The Poll Trigger emitted ${id}, made before its activation`);
+		// One of a run no window holds, which the service orders anew, may be unseen at the activation: none can tell it.
+		const runs = sandbox().dialect.ties === 'reordered' ? inUnholdableRuns(sandbox().dialect) : new Set();
+		const unsure = runs.has(id) || runs.has(item.json.createdAt);
+		if (shop.existedAtActivation.has(id) && unsure) excused('the Poll Trigger emitted one of a run no window holds, unseen at its activation');
+		else if (shop.existedAtActivation.has(id)) throw new Error(`The Poll Trigger emitted ${id}, made before its activation`);
 		const times = (shop.emitted.get(id) ?? 0) + 1;
 		if (times > 1) throw new Error(`The Poll Trigger emitted ${id} twice`);
 		shop.emitted.set(id, times);
@@ -263,7 +306,7 @@ type ShopCommand = fc.AsyncCommand<Shop, World>;
 const commandArbitraries: Array<fc.Arbitrary<ShopCommand>> = [
 	fc
 		.record({
-			count: fc.integer({ min: 1, max: 120 }),
+			count: fc.integer({ min: 1, max: 100 }),
 			lateBy: fc.option(fc.integer({ min: 0, max: LISTED_LATE_WITHIN_MS - 30_000 }), { nil: undefined }),
 		})
 		.map(({ count, lateBy }) =>
@@ -393,6 +436,7 @@ async function getMany(
 ): Promise<void> {
 	const before = new Set(sandbox().state.registrations.keys());
 	const happened = whileReading(shop, meanwhile, pick);
+	const tiedBefore = inUnholdableRuns(sandbox().dialect).size > 0;
 	const result = await runNode({
 		parameters: { resource: 'registration', operation: 'getAll', returnAll: true, options: { retryDelay: 1 } },
 		credentials: credentials(),
@@ -406,6 +450,8 @@ async function getMany(
 	if (result.hints.length > 0) {
 		// The list's sizes while it was read: before, with what was made, and after what was deleted too.
 		const sizes = [before.size, before.size + happened.made.length, sandbox().state.registrations.size];
+		if (tiedBefore || inUnholdableRuns(sandbox().dialect).size > 0)
+			return excused('Get Many said the list may be incomplete, where no window can hold a run of one moment');
 		if (!sizes.some((size) => noClientCanReadWhole(sandbox().dialect, size)))
 			throw new Error(`Get Many said the list may be incomplete, though a client can read it whole: ${JSON.stringify(result.hints[0])}`);
 		return excused('Get Many said the list may be incomplete, where no client can read it whole');
@@ -505,7 +551,8 @@ async function importRows(
  * always, unless the list is the newest first and the client knows it (the user states it; or that answer shows it,
  * ORDER_EVIDENCE registrations in a row, each made before the one listed before it: no client can tell the order from
  * less), that answer holds every registration owed, and reaches back to one made more than the lateness allowed before
- * the last poll, as far as a client can tell when that was (below it, nothing can be new). Then nothing more is owed.
+ * the last poll, as far as a client can tell when that was (below it, nothing can be new), or holds the whole list and
+ * says so by its total. Then nothing more is owed.
  * Decided from the dialect and the shop, never from the node's words.
  */
 function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
@@ -520,7 +567,9 @@ function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
 	const owed = [...shop.madeAfterActivation].filter((id) => !shop.deleted.has(id) && !shop.emitted.has(id));
 	const madeAt = (record: IDataObject) => Date.parse(sandbox().state.registrations.get(storedId(record))?.createdAt ?? '');
 	const since = knownPollStart(shop.held) - LISTED_LATE_WITHIN_MS;
-	const reachesBack = records.length === matches.length || records.some((record) => madeAt(record) < since);
+	// Where the answer holds the whole list, a client knows it only by a total.
+	const whole = records.length === matches.length && dialect.shape !== 'dataOnly' && dialect.shape !== 'bare';
+	const reachesBack = whole || records.some((record) => madeAt(record) < since);
 	// Without createdAt, nothing shown tells which of a list's registrations a client may leave unread.
 	const orderKnown = listsCreatedAt(records) && (shop.statesNewestFirst || showsNewestFirst(records));
 	const followable =
@@ -556,18 +605,23 @@ async function everyOneOnce(shop: Shop, world: World): Promise<void> {
 		emittedBy(shop, items);
 	}
 	if (shop.triggerRefused !== undefined) return;
-	const never = [...shop.madeAfterActivation].filter((id) => !shop.deleted.has(id) && !shop.emitted.has(id));
+	// Registrations of one moment that the service orders anew, in a run no window can hold: none can be sure of them.
+	const unsure = sandbox().dialect.ties === 'reordered' ? inUnholdableRuns(sandbox().dialect) : new Set<unknown>();
+	const never = [...shop.madeAfterActivation].filter(
+		(id) => !shop.deleted.has(id) && !shop.emitted.has(id) && !unsure.has(id),
+	);
+	if (unsure.size > 0 && [...shop.madeAfterActivation].some((id) => unsure.has(id) && !shop.emitted.has(id)))
+		excused('the Poll Trigger missed one of a run of one moment, ordered anew at each request, that no window can hold');
 	if (never.length > 0)
 		throw new Error(`The Poll Trigger never emitted ${never.length} registrations (${never.slice(0, 3)})`);
 }
 
 /**
- * The shop's history before the trigger's activation, over the past ten hours: each registration at a moment of its
- * own, or in batches an hour apart (one moment each); a quarter of them in a form.
+ * The shop's history before the trigger's activation, over the past ten hours: in batches of `batch` (1: each at a
+ * moment of its own), each batch one moment (an import, a create of several); a quarter of them in a form.
  */
-function history(count: number, batched: boolean): Set<string> {
+function history(count: number, batch: number): Set<string> {
 	const ids = new Set<string>();
-	const batch = batched ? Math.max(1, Math.ceil(count / 10)) : 1;
 	for (let from = 0; from < count; from += batch) {
 		const createdAt = new Date(Date.now() - 10 * HOUR * (1 - from / count)).toISOString();
 		const { registrations } = sandbox().state.createRegistrations(
@@ -589,17 +643,18 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 			dialectArbitrary,
 			dateHeaderAheadArbitrary,
 			fc.integer({ min: 0, max: 240 }),
-			fc.boolean(),
+			fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 100 })),
 			fc.boolean(),
 			fc.commands(commandArbitraries, { maxCommands: 12 }),
-			async (dialect, dateHeaderAheadMs, earlier, batched, statesOrder, commands) => {
+			async (dialect, dateHeaderAheadMs, earlier, batch, statesOrder, commands) => {
 				sandbox().reset();
 				sandbox().dialect = dialect;
 				sandbox().dateHeaderAheadMs = dateHeaderAheadMs;
 				tally.combinations += 1;
 				if (isRealService(dialect)) tally.realService += 1;
+				if (dialect.ties === 'reordered') tally.tiesReordered += 1;
 				tally.dialects.add(JSON.stringify(dialect));
-				const existedAtActivation = history(earlier, batched);
+				const existedAtActivation = history(earlier, batch);
 				// A user states the order only where it is the newest first.
 				const statesNewestFirst = statesOrder && dialect.order === 'newestFirst';
 				if (statesNewestFirst) tally.statedOrder += 1;
@@ -632,7 +687,7 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 	const kinds = [...tally.byCommand].map(([kind, count]) => `${count} ${kind}`).join(', ');
 	const excuses = [...tally.excuses].map(([kind, count]) => `${count}: ${kind}`);
 	const report = [
-		`seed ${SEED}: ${tally.combinations} generated shops (${tally.realService} in the real service's dialect, ${tally.statedOrder} with List Order stated), ${tally.dialects.size} distinct dialects, ${tally.commands} commands (${kinds})`,
+		`seed ${SEED}: ${tally.combinations} generated shops (${tally.realService} in the real service's dialect, ${tally.tiesReordered} ordering one moment's registrations anew at each request, ${tally.statedOrder} with List Order stated), ${tally.dialects.size} distinct dialects, ${tally.commands} commands (${kinds})`,
 		'invariants held: Get Many every registration once; Skip/Update nothing created twice, every row accounted for; Poll Trigger nothing from before activation, nothing twice, every later registration once',
 		`excuses accepted, each where the service failed or no client could do better: ${excuses.length === 0 ? 'none' : excuses.join('; ')}`,
 	].join('\n');

@@ -39,7 +39,7 @@ export class RecordList {
 		readonly total: number | undefined,
 		/** Whether more match than `records` holds (known without a total too). */
 		readonly more: boolean,
-		/** Why the list may not hold every record, in words (see pagedList.ts). */
+		/** Why the list may not hold every record, in words (see listReader.ts). */
 		readonly gap: string | undefined,
 	) {}
 }

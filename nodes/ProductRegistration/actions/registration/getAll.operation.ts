@@ -4,7 +4,7 @@ import { forItem, ItemInput } from '../../input/itemInput';
 import { booleanValue, locatorValue, optionalEmail, optionalText, wholeNumber } from '../../helpers/values';
 import { requestFor } from '../../input/runOptions';
 import { registrationsList } from '../../../shared/registrations';
-import { readList } from '../../../shared/transport/pagedList';
+import { readList } from '../../../shared/transport/lists/listReader';
 import { RecordList } from '../operation';
 import { concurrencyOption, optionsCollection } from '../options';
 import { displayFor } from '../shownWhen';

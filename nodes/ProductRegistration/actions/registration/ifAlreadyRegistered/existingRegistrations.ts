@@ -9,7 +9,7 @@ import {
 	registrationsList,
 	sameRegistration,
 } from '../../../../shared/registrations';
-import { PagedList, readList } from '../../../../shared/transport/pagedList';
+import { ListReader, readList } from '../../../../shared/transport/lists/listReader';
 import type { PendingEntry } from '../../operation';
 import { DEFAULT_CONCURRENCY, requestFor } from '../../../input/runOptions';
 import { forItem } from '../../../input/itemInput';
@@ -146,14 +146,12 @@ async function listForCustomers(
 ): Promise<Customer[]> {
 	if (customers.length < 2) return customers;
 	const what = formSlug === undefined ? 'registrations' : `registrations of the form ${formSlug}`;
-	let listing: PagedList;
+	let listing: ListReader;
 	try {
-		listing = new PagedList(
+		listing = new ListReader(
 			this,
 			registrationsList(formSlug === undefined ? {} : { formSlug }, what),
 			requestFor(this, customers[0].firstItemIndex),
-			// Windows are asked ahead only past page 1 (pagedList.ts, rule 7): the first, which decides, asks none.
-			{ readAhead: true },
 		);
 		await listing.readWindow();
 		if (listing.ending?.notAList) return customers;
