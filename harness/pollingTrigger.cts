@@ -43,9 +43,11 @@ export class PollingTrigger {
 
 	private context!: PollContext;
 
+	/** `typeVersion`: 1, as nodes added before 0.7 are saved; 1.1 for one added since. */
 	constructor(
 		private parameters: INodeParameters,
 		private readonly credentials: ServiceCredentials,
+		private readonly typeVersion = 1,
 	) {}
 
 	private get node(): INode {
@@ -53,7 +55,7 @@ export class PollingTrigger {
 			id: 'poll-trigger',
 			name: POLL_TRIGGER_NODE_NAME,
 			type: POLL_TRIGGER_NODE_TYPE,
-			typeVersion: 1,
+			typeVersion: this.typeVersion,
 			position: [0, 0],
 			parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, ...this.parameters },
 			credentials: { productRegistrationApi: { id: 'local-credential', name: 'Product Registration account' } },
@@ -80,7 +82,7 @@ export class PollingTrigger {
 	}
 
 	private async runPoll(): Promise<INodeExecutionData[]> {
-		const nodeType = nodeTypes.getByNameAndVersion(POLL_TRIGGER_NODE_TYPE, 1) as INodeType;
+		const nodeType = nodeTypes.getByNameAndVersion(POLL_TRIGGER_NODE_TYPE, this.typeVersion) as INodeType;
 		const emitted = await nodeType.poll!.call(this.context);
 		if (emitted !== null) this.save();
 		return emitted?.[0] ?? [];
@@ -122,7 +124,7 @@ export class PollingTrigger {
 	/** The editor's Fetch Test Event: a manual poll of an inactive copy of the workflow. */
 	async fetchTestEvent(): Promise<INodeExecutionData[]> {
 		const { context } = this.build('manual', 'manual');
-		const nodeType = nodeTypes.getByNameAndVersion(POLL_TRIGGER_NODE_TYPE, 1) as INodeType;
+		const nodeType = nodeTypes.getByNameAndVersion(POLL_TRIGGER_NODE_TYPE, this.typeVersion) as INodeType;
 		return (await nodeType.poll!.call(context))?.[0] ?? [];
 	}
 
