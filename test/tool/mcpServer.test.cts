@@ -30,9 +30,9 @@ const answered = (answer: ToolAnswer) => {
 	return items[0];
 };
 
-/** `count` registrations of one customer, as the service holds them after their forms: extra fields and all. */
+/** `count` registrations of one customer, a second apart, as the service holds them after their forms: extra fields and all. */
 function seedCustomer(count: number, email = 'many@example.com') {
-	sandbox().state.createRegistrations(
+	sandbox().state.registerOverTime(
 		Array.from({ length: count }, (_, index) => ({
 			productName: `Product ${index + 1}`,
 			customerEmail: email,
