@@ -65,7 +65,7 @@ export class ProductRegistrationTrigger implements INodeType {
 					type: 'number',
 					typeOptions: { minValue: 1 },
 					default: DEFAULT_MAX_BODY_KB,
-					description: 'Larger calls are refused with 413 and start nothing',
+					description: `Larger calls are refused with 413 and start nothing. Defaults to ${DEFAULT_MAX_BODY_KB} (${DEFAULT_MAX_BODY_KB / 1024} MB).`,
 				},
 			]),
 		],
