@@ -234,7 +234,7 @@ export function unsupportedValues(
 }
 
 /** Every parameter, with the parameters that sit beside it (where its displayOptions look), nested ones included. */
-function everyProperty(
+export function everyProperty(
 	properties: INodeProperties[],
 	path = '',
 ): Array<{ property: INodeProperties; siblings: INodeProperties[]; at: string }> {

@@ -65,7 +65,7 @@ const properties: INodeProperties[] = [
 		name: 'isPublic',
 		type: 'boolean',
 		default: false,
-		description: 'Whether the customer can see this status change',
+		description: 'Whether to show this status change to the customer',
 	},
 	{
 		displayName: 'Additional Fields',
