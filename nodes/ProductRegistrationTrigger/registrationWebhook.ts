@@ -1,6 +1,9 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-/** The largest body accepted by default; registration payloads are a few kilobytes. */
+/**
+ * The largest body accepted by default. A registration's webhook is a few kilobytes: a customer, the products and their
+ * fields, an uploaded file only as its URL (docs/service.md, The webhook).
+ */
 export const DEFAULT_MAX_BODY_KB = 1024;
 
 export interface WebhookRequest {
