@@ -228,7 +228,7 @@ function exampleDemos(sandbox: Sandbox, credentials: ServiceCredentials): Demo[]
 					const payload = JSON.parse(
 						readFileSync(join(examplesDirectory, WEBHOOK_SAMPLES[run - 1]), 'utf8'),
 					) as IDataObject;
-					const items = await fireWebhook(demo, payload);
+					const items = await fireWebhook(demo, payload, run);
 					for (const item of items) {
 						const { product, fields, formSlug } = item.json as {
 							product?: IDataObject;
@@ -293,21 +293,51 @@ function pollAfterRegistrations(
 	};
 }
 
-/** Posts the payload to the trigger's webhook URL, as the service would, and returns the items it starts with. */
-async function fireWebhook(demo: Demo, payload: IDataObject): Promise<INodeExecutionData[]> {
+/** The secret the demo's Product Registration Webhook API credential holds, for the triggers that name it. */
+const WEBHOOK_SECRET = 'demo-webhook-secret-0001';
+
+/**
+ * The secret a trigger checks, as the example saved it: a node added before 0.7 (version 1) holds it as a parameter,
+ * a newer one takes it from its credential when Authentication is Shared Secret.
+ */
+function secretOf(trigger: INode): string {
+	if (trigger.typeVersion < 2) return String(trigger.parameters.secret ?? '');
+	return trigger.parameters.authentication === 'sharedSecret' ? WEBHOOK_SECRET : '';
+}
+
+/**
+ * Posts the payload to the trigger's webhook URL, as the service would (with ?secret= when the trigger checks one),
+ * and returns the items it starts with. On the first run a call without the secret comes first: it must be refused.
+ */
+async function fireWebhook(demo: Demo, payload: IDataObject, run: number): Promise<INodeExecutionData[]> {
 	const trigger = demo.run.workflow.nodes.find((candidate) => candidate.name === TRIGGER_NODE_NAME)!;
+	const secret = secretOf(trigger);
 	const received: INodeExecutionData[] = [];
 	const server = await startWebhookServer({
 		parameters: trigger.parameters,
+		typeVersion: trigger.typeVersion,
+		credentials: trigger.credentials && {
+			saved: trigger.credentials,
+			data: { productRegistrationWebhookApi: { secret: WEBHOOK_SECRET } },
+		},
 		onWorkflowData: (items) => received.push(...items),
 	});
-	try {
-		const response = await fetch(server.url, {
+	const post = async (query: string) =>
+		await fetch(`${server.url}${query}`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
 			body: JSON.stringify(payload),
 		});
-		console.log(`   webhook POST ${server.url} -> ${response.status} ${await response.text()}`);
+	try {
+		if (secret !== '' && run === 1) {
+			const refused = await post('');
+			console.log(`   webhook POST ${server.url} (no secret) -> ${refused.status} ${await refused.text()}`);
+			if (refused.status !== 401 || received.length > 0)
+				throw new Error('The trigger let a call without its secret start the workflow');
+		}
+		const response = await post(secret === '' ? '' : `?secret=${encodeURIComponent(secret)}`);
+		const shown = secret === '' ? '' : '?secret=<the secret>';
+		console.log(`   webhook POST ${server.url}${shown} -> ${response.status} ${await response.text()}`);
 	} finally {
 		await server.stop();
 	}

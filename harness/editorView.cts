@@ -43,6 +43,8 @@ export const built = {
 	pollTrigger: () =>
 		loadBuilt<INodeType>('nodes/ProductRegistrationPollTrigger/ProductRegistrationPollTrigger.node.js'),
 	credential: () => loadBuilt<ICredentialType>('credentials/ProductRegistrationApi.credentials.js'),
+	/** The webhook trigger's Shared Secret, from its version 2 on. */
+	webhookCredential: () => loadBuilt<ICredentialType>('credentials/ProductRegistrationWebhookApi.credentials.js'),
 	/** The operations the node can run, by resource: what the router finds in the resources' own lists. */
 	runnableOperations: (): Record<string, string[]> => {
 		const { resources } = require(join(dist, 'nodes/ProductRegistration/actions/router.js')) as {
@@ -85,6 +87,20 @@ export function shownProperties(
 	return description.properties.filter((property) =>
 		NodeHelpers.displayParameter(parameters, property, { typeVersion }, description),
 	);
+}
+
+/**
+ * The credentials the editor asks a node for with these stored parameters, by type name: those whose displayOptions
+ * show (n8n's editor decides with the same NodeHelpers.displayParameter).
+ */
+export function askedCredentials(
+	description: INodeTypeDescription,
+	parameters: INodeParameters,
+	typeVersion = newestVersion(description),
+): string[] {
+	return (description.credentials ?? [])
+		.filter((credential) => NodeHelpers.displayParameter(parameters, credential, { typeVersion }, description))
+		.map((credential) => credential.name);
 }
 
 /**
@@ -218,7 +234,7 @@ export function unsupportedValues(
 }
 
 /** Every parameter, with the parameters that sit beside it (where its displayOptions look), nested ones included. */
-function everyProperty(
+export function everyProperty(
 	properties: INodeProperties[],
 	path = '',
 ): Array<{ property: INodeProperties; siblings: INodeProperties[]; at: string }> {

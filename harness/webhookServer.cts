@@ -2,9 +2,17 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebhookContext } from 'n8n-core';
-import type { INode, INodeExecutionData, INodeParameters, INodeType, IWebhookData } from 'n8n-workflow';
+import type {
+	INode,
+	INodeCredentials,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	IWebhookData,
+} from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
+import type { OtherCredentials } from './workflowRunner.cts';
 import { localAdditionalData, nodeTypes, TRIGGER_NODE_TYPE } from './workflowRunner.cts';
 
 /**
@@ -64,18 +72,24 @@ function asExpressResponse(response: ServerResponse): ExpressishResponse {
 export async function startWebhookServer(options: {
 	parameters: INodeParameters;
 	onWorkflowData: (items: INodeExecutionData[]) => void;
+	/** The node's version, as a workflow saved it (1: added before 0.7); by default the version a node added now gets. */
+	typeVersion?: number;
+	/** The credentials the node names, as a workflow saves them, and the data each holds, by type. */
+	credentials?: { saved: INodeCredentials; data: OtherCredentials };
 }): Promise<WebhookServer> {
+	const typeVersion = options.typeVersion ?? nodeTypes.getByName(TRIGGER_NODE_TYPE).description.defaultVersion ?? 1;
 	const node: INode = {
 		id: 'product-registration-trigger',
 		name: TRIGGER_NODE_NAME,
 		type: TRIGGER_NODE_TYPE,
-		typeVersion: 1,
+		typeVersion,
 		position: [0, 0],
 		parameters: options.parameters,
 		webhookId: 'product-registration-trigger-webhook',
+		...(options.credentials ? { credentials: options.credentials.saved } : {}),
 	};
 	const workflow = new Workflow({ id: 'local-workflow', nodes: [node], connections: {}, active: true, nodeTypes });
-	const nodeType = nodeTypes.getByNameAndVersion(TRIGGER_NODE_TYPE, 1) as INodeType;
+	const nodeType = nodeTypes.getByNameAndVersion(TRIGGER_NODE_TYPE, typeVersion) as INodeType;
 	const [webhookDescription] = nodeType.description.webhooks ?? [];
 	const path = `${node.webhookId}/${webhookDescription.path}`;
 
@@ -105,7 +119,11 @@ export async function startWebhookServer(options: {
 			const context = new WebhookContext(
 				workflow,
 				node,
-				localAdditionalData({ baseUrl: '', accessToken: '' }, { httpRequest: request, httpResponse }),
+				localAdditionalData(
+					{ baseUrl: '', accessToken: '' },
+					{ httpRequest: request, httpResponse },
+					options.credentials?.data,
+				),
 				'webhook',
 				webhookData,
 				[],

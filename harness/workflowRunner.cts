@@ -28,6 +28,7 @@ import type {
 import { createRunExecutionData, ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { ProductRegistrationApi } from '../credentials/ProductRegistrationApi.credentials';
+import { ProductRegistrationWebhookApi } from '../credentials/ProductRegistrationWebhookApi.credentials';
 import { ProductRegistration } from '../nodes/ProductRegistration/ProductRegistration.node';
 import { ProductRegistrationPollTrigger } from '../nodes/ProductRegistrationPollTrigger/ProductRegistrationPollTrigger.node';
 import { ProductRegistrationTrigger } from '../nodes/ProductRegistrationTrigger/ProductRegistrationTrigger.node';
@@ -51,6 +52,7 @@ const nodeTypeClasses: Record<string, INodeType | IVersionedNodeType> = {
 
 const credentialTypes: Record<string, ICredentialType> = {
 	productRegistrationApi: new ProductRegistrationApi(),
+	productRegistrationWebhookApi: new ProductRegistrationWebhookApi(),
 };
 
 export const nodeTypes: INodeTypes = {
@@ -63,6 +65,9 @@ export interface ServiceCredentials {
 	baseUrl: string;
 	accessToken: string;
 }
+
+/** The data of credentials of other types than the service's (productRegistrationApi), by type. */
+export type OtherCredentials = Record<string, ICredentialDataDecryptedObject>;
 
 /** Resolves a credential-type value such as `=Bearer {{$credentials.accessToken}}` as n8n's server does. */
 function resolveWithCredentials(
@@ -122,10 +127,28 @@ function useInstanceKeyForCredentials(): void {
  * `$credentials`, then merged into the request. Both are counted in `credentialUse`.
  */
 class LocalCredentialsHelper extends ICredentialsHelper {
-	private encrypted: Promise<string> | undefined;
+	/** Each type's credential, encrypted once. */
+	private readonly encrypted = new Map<string, Promise<string>>();
 
-	constructor(private readonly credentials: ServiceCredentials) {
+	constructor(
+		private readonly credentials: ServiceCredentials,
+		private readonly others: OtherCredentials = {},
+	) {
 		super();
+	}
+
+	private encryptedData(type: string): Promise<string> {
+		let encrypted = this.encrypted.get(type);
+		if (!encrypted) {
+			encrypted = (async () => {
+				useInstanceKeyForCredentials();
+				const stored = new Credentials(CREDENTIAL_DETAILS, type);
+				await stored.setData({ ...(this.others[type] ?? this.credentials) });
+				return stored.getDataToSave().data as string;
+			})();
+			this.encrypted.set(type, encrypted);
+		}
+		return encrypted;
 	}
 
 	async getDecrypted(
@@ -134,16 +157,10 @@ class LocalCredentialsHelper extends ICredentialsHelper {
 		type: string,
 	): Promise<ICredentialDataDecryptedObject> {
 		credentialUse.reads += 1;
-		this.encrypted ??= (async () => {
-			useInstanceKeyForCredentials();
-			const stored = new Credentials(CREDENTIAL_DETAILS, type);
-			await stored.setData({ ...this.credentials });
-			return stored.getDataToSave().data as string;
-		})();
 		return await new Credentials<ICredentialDataDecryptedObject>(
 			CREDENTIAL_DETAILS,
 			type,
-			await this.encrypted,
+			await this.encryptedData(type),
 		).getData();
 	}
 
@@ -274,9 +291,10 @@ export interface WorkflowRunResult {
 export function localAdditionalData(
 	credentials: ServiceCredentials,
 	extra: Record<string, unknown> = {},
+	others: OtherCredentials = {},
 ): IWorkflowExecuteAdditionalData {
 	return {
-		credentialsHelper: new LocalCredentialsHelper(credentials),
+		credentialsHelper: new LocalCredentialsHelper(credentials, others),
 		executionId: 'local-execution',
 		restApiUrl: 'http://127.0.0.1:5678/rest',
 		instanceBaseUrl: 'http://127.0.0.1:5678/',

@@ -21,6 +21,14 @@ export const CREDENTIAL = {
 	type: 'productRegistrationApi',
 };
 
+/** The credential that holds the webhook trigger's Shared Secret (its version 2), and the secret it holds. */
+export const WEBHOOK_CREDENTIAL = {
+	id: 'prWebhookCred001',
+	name: 'Product Registration webhook',
+	type: 'productRegistrationWebhookApi',
+};
+export const WEBHOOK_SECRET = 'smoke-webhook-secret-0001';
+
 /** The SMTP credential the e-mail example sends with. */
 export const SMTP_CREDENTIAL = { id: 'smtpCredential01', name: 'SMTP account', type: 'smtp' };
 
@@ -37,7 +45,7 @@ export function readExamples(): Example[] {
 			const workflow = JSON.parse(readFileSync(join(root, 'examples', file), 'utf8')) as Example['workflow'];
 			workflow.id = `example${String(index + 1).padStart(4, '0')}`;
 			for (const node of workflow.nodes) {
-				for (const credential of [CREDENTIAL, SMTP_CREDENTIAL, MCP_CREDENTIAL]) {
+				for (const credential of [CREDENTIAL, WEBHOOK_CREDENTIAL, SMTP_CREDENTIAL, MCP_CREDENTIAL]) {
 					if (node.credentials?.[credential.type])
 						node.credentials[credential.type] = { id: credential.id, name: credential.name };
 				}
@@ -50,8 +58,8 @@ export function readExamples(): Example[] {
 }
 
 /**
- * A fresh real n8n with the package installed, the credential for this sandbox, the MCP clients' token (and, given its
- * port, a credential for an SMTP server on 127.0.0.1), and every example imported.
+ * A fresh real n8n with the package installed, the credential for this sandbox, the webhook trigger's secret, the MCP
+ * clients' token (and, given its port, a credential for an SMTP server on 127.0.0.1), and every example imported.
  */
 export async function importExamples(
 	version: string,
@@ -62,6 +70,7 @@ export async function importExamples(
 	const n8n = await RealN8n.create(version);
 	await n8n.installPackage(tarball);
 	await n8n.importCredential({ ...CREDENTIAL, data: { baseUrl: sandbox.baseUrl, accessToken: sandbox.token } });
+	await n8n.importCredential({ ...WEBHOOK_CREDENTIAL, data: { secret: WEBHOOK_SECRET } });
 	await n8n.importCredential({ ...MCP_CREDENTIAL, data: { token: MCP_TOKEN } });
 	if (smtpPort !== undefined) {
 		await n8n.importCredential({

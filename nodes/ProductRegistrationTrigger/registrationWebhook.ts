@@ -1,6 +1,9 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-/** The largest body accepted by default; registration payloads are a few kilobytes. */
+/**
+ * The largest body accepted by default. A registration's webhook is a few kilobytes: a customer, the products and their
+ * fields, an uploaded file only as its URL (docs/service.md, The webhook).
+ */
 export const DEFAULT_MAX_BODY_KB = 1024;
 
 export interface WebhookRequest {
@@ -24,6 +27,26 @@ export interface WebhookSettings {
 export type WebhookVerdict =
 	| { accept: true; items: INodeExecutionData[] }
 	| { accept: false; status: number; message: string };
+
+/** The fewest characters a Shared Secret of the credential should have, so that it cannot be guessed. */
+export const MIN_SECRET_LENGTH = 16;
+
+/** The characters a URL's query carries as they are (RFC 3986's unreserved), so ?secret= arrives unchanged. */
+const URL_SAFE = /^[A-Za-z0-9._~-]+$/;
+
+/**
+ * What would keep a secret from working as the credential's Shared Secret, or undefined when nothing would: the app
+ * calls the address pasted into its admin and sends nothing else that could carry a secret (docs/service.md, The
+ * webhook), so the secret rides in that address's query, where `+`, `&`, `#`, `%` or a space would arrive changed.
+ */
+export function secretProblem(secret: string): string | undefined {
+	if (secret === '') return 'The Shared Secret is empty: make one up, of 16 or more letters and digits';
+	if (!URL_SAFE.test(secret))
+		return 'The Shared Secret holds characters a URL changes on the way: use only letters, digits, -, _, . and ~';
+	if (secret.length < MIN_SECRET_LENGTH)
+		return `The Shared Secret is short enough to be guessed: use ${MIN_SECRET_LENGTH} or more characters`;
+	return undefined;
+}
 
 /** Compares in time independent of where the texts differ, so the secret cannot be guessed from answer times. */
 export function sameSecret(given: string, expected: string): boolean {
@@ -57,8 +80,9 @@ export function fieldsOf(entry: IDataObject): IDataObject {
 }
 
 /**
- * The registration itself and the form's slug, from either known outline: the documented one (`items` beside
- * `customer` and `type`), or the one captured from live shops, wrapped as `{ payload: {...}, freeFormSlug }`.
+ * The registration itself and the form's slug, from either known outline (docs/service.md, The webhook): the
+ * documented one (`items` beside `customer` and `type`), or the one captured from a live shop, wrapped as
+ * `{ payload: {...}, freeFormSlug }`.
  */
 function unwrap(body: IDataObject): { registration: IDataObject; formSlug?: IDataObject[string] } {
 	const { payload, freeFormSlug, ...outside } = body;

@@ -111,6 +111,11 @@ export const CHECKS: Record<string, Check> = {
 			];
 		},
 	},
+	'react-to-new-registration-version-1.json': {
+		start: 'webhook',
+		runs: WEBHOOK_SAMPLES.length,
+		check: (...args) => CHECKS['react-to-new-registration.json'].check(...args),
+	},
 	'react-to-new-registration.json': {
 		start: 'webhook',
 		runs: WEBHOOK_SAMPLES.length,

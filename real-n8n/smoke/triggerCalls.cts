@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { Example } from '../examples.cts';
+import { WEBHOOK_SECRET } from '../examples.cts';
 import type { RealN8n } from '../instance.cts';
 import { root, waitFor } from '../instance.cts';
 import type { Check, Items } from './exampleChecks.cts';
@@ -28,6 +29,20 @@ const FORM_FIELDS: Record<string, { fields: string[]; file: { bytes: Buffer; nam
 	},
 };
 
+/**
+ * The query a webhook trigger's caller adds, as a user pastes it into the admin: ?secret= with the trigger's Shared
+ * Secret — its parameter in a node added before 0.7 (version 1), else its credential's when Authentication says so.
+ */
+function secretQuery(trigger: Example['workflow']['nodes'][number]): string {
+	const secret =
+		trigger.typeVersion < 2
+			? String(trigger.parameters.secret ?? '')
+			: trigger.parameters.authentication === 'sharedSecret'
+				? WEBHOOK_SECRET
+				: '';
+	return secret === '' ? '' : `?secret=${encodeURIComponent(secret)}`;
+}
+
 /** Sends a request until the workflow's webhook is registered: 2.x registers them a little after it reports ready. */
 async function untilRegistered(url: string, init: RequestInit = {}): Promise<Response> {
 	return await waitFor(`the webhook ${url}`, async () => {
@@ -45,7 +60,7 @@ export async function callTrigger(n8n: RealN8n, example: Example, start: Check['
 	const trigger = example.workflow.nodes.find((node) => node.webhookId)!;
 	if (start === 'webhook') {
 		const payload = readFileSync(join(root, 'examples', WEBHOOK_SAMPLES[run - 1]));
-		const url = `${n8n.baseUrl}/webhook/${trigger.webhookId}/product-registration`;
+		const url = `${n8n.baseUrl}/webhook/${trigger.webhookId}/product-registration${secretQuery(trigger)}`;
 		await untilRegistered(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
 		return '';
 	}

@@ -172,10 +172,17 @@ function withValue(parameters: INodeParameters, path: string, value: unknown): I
 	return copy as INodeParameters;
 }
 
-/** What a run ended in: fine, a proper n8n error naming the item, or the engine refusing the parameters outright. */
+/** Words n8n's UX guidelines keep out of error messages. */
+const WORDS_ERRORS_AVOID = /\b(error|problem|failure|mistake)s?\b/i;
+
+/**
+ * What a run ended in: fine, a proper n8n error naming the item in words n8n's guidelines allow, or the engine refusing
+ * the parameters outright.
+ */
 function verdict(result: Awaited<ReturnType<typeof runNode>>): string {
 	if (!result.error) return result.items.length > 0 ? 'ok' : 'no items';
 	const error = result.error as { name?: string; message?: string; context?: { itemIndex?: number } };
+	if (WORDS_ERRORS_AVOID.test(error.message ?? '')) return `a message in words n8n avoids: ${error.message}`;
 	const namesItem = error.context?.itemIndex === 0 || /\bitem 0\b/.test(error.message ?? '');
 	if ((error.name === 'NodeOperationError' || error.name === 'NodeApiError') && namesItem) return 'ok';
 	return `bad error ${error.name}: ${error.message}`;

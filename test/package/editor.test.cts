@@ -15,6 +15,7 @@ import { FROM_AI_AUTO_GENERATED_MARKER, traverseNodeParameters } from 'n8n-workf
 
 import { testCredential } from '../../harness/editorCalls.cts';
 import {
+	askedCredentials,
 	built,
 	defaultTypeProblems,
 	displayOptionProblems,
@@ -379,6 +380,56 @@ describe('the editor: the poll trigger', () => {
 	});
 });
 
+describe('the editor: the webhook trigger', () => {
+	const trigger = built.trigger().description;
+	const shownNames = (parameters: INodeParameters, typeVersion: number) =>
+		shownProperties(trigger, parameters, typeVersion).map((property) => property.name);
+
+	test('a node added now (version 2) offers Authentication, None by default or Shared Secret, and no Shared Secret parameter', () => {
+		expect(newestVersion(trigger)).toBe(2);
+		const fresh = editorParameters(trigger, {});
+
+		expect(fresh).toEqual({ setupNotice: '', authentication: 'none', splitIntoItems: true, options: {} });
+		expect(offeredValues(trigger, fresh, 'authentication')).toEqual(['none', 'sharedSecret']);
+		expect(shownNames(fresh, 2)).not.toContain('secret');
+		expect(askedCredentials(trigger, fresh)).toEqual([]);
+		expect(parameterIssues(trigger, { parameters: {} })).toEqual([]);
+	});
+
+	test('with Shared Secret it asks for a Product Registration Webhook API credential, whose secret is a password field and required', () => {
+		const guarded = editorParameters(trigger, { authentication: 'sharedSecret' });
+		const credential = built.webhookCredential();
+
+		expect(askedCredentials(trigger, guarded)).toEqual([credential.name]);
+		expect(trigger.credentials?.find(({ name }) => name === credential.name)?.required).toBe(true);
+		expect(credential.displayName).toBe('Product Registration Webhook API');
+		expect(credential.properties).toEqual([
+			expect.objectContaining({ name: 'secret', type: 'string', typeOptions: { password: true }, required: true }),
+		]);
+	});
+
+	test('a node saved by 0.6 (version 1) opens with its Shared Secret parameter and value, asks for no credential, and flags nothing', () => {
+		const savedBy06 = { splitIntoItems: true, secret: 'secret-saved-in-the-workflow' };
+		const opened = editorParameters(trigger, savedBy06, 1);
+
+		expect(opened).toEqual({ setupNotice: '', ...savedBy06, options: {} });
+		expect(shownNames(opened, 1)).toEqual(expect.arrayContaining(['secret', 'splitIntoItems']));
+		expect(shownNames(opened, 1)).not.toContain('authentication');
+		expect(askedCredentials(trigger, opened, 1)).toEqual([]);
+		expect(parameterIssues(trigger, { typeVersion: 1, parameters: savedBy06 })).toEqual([]);
+		expect(unsupportedValues(trigger.properties, savedBy06, trigger, 1)).toEqual([]);
+	});
+
+	test('a fresh node of version 1 stores exactly what a fresh node of 0.6 stored', () => {
+		expect(editorParameters(trigger, {}, 1)).toEqual({
+			setupNotice: '',
+			splitIntoItems: true,
+			secret: '',
+			options: {},
+		});
+	});
+});
+
 describe('the editor: the description itself', () => {
 	test('every displayOptions names a parameter and a value it can have', () => {
 		expect(displayOptionProblems(description)).toEqual([]);
@@ -726,7 +777,7 @@ const WEBHOOK_TYPES = [
 ];
 
 describe.each(examples)('examples/$file, opened in the editor', ({ workflow }) => {
-	test('its nodes of this package have no parameter issue and no unsupported value', () => {
+	test('its nodes of this package have no parameter issue, no unsupported value, and name each credential the editor asks for', () => {
 		const own = workflow.nodes.filter((candidate) => OWN_TYPES[candidate.type]);
 		expect(own.length).toBeGreaterThan(0);
 		for (const candidate of own) {
@@ -734,6 +785,17 @@ describe.each(examples)('examples/$file, opened in the editor', ({ workflow }) =
 			expect({ node: candidate.name, issues: parameterIssues(nodeDescription, candidate) }).toEqual({
 				node: candidate.name,
 				issues: [],
+			});
+			expect({
+				node: candidate.name,
+				credentials: Object.keys(candidate.credentials ?? {}).sort(),
+			}).toEqual({
+				node: candidate.name,
+				credentials: askedCredentials(
+					nodeDescription,
+					editorParameters(nodeDescription, candidate.parameters, candidate.typeVersion),
+					candidate.typeVersion,
+				).sort(),
 			});
 			expect({
 				node: candidate.name,

@@ -48,7 +48,7 @@ describe('the published package', () => {
 		for (const entry of packageJson.n8n.nodes) expect(packedFiles).toContain(entry.replace(/\.js$/, '.json'));
 	});
 
-	test('the built nodes and credential load with the n8n-workflow of n8n 1.81 (1.79.1), the oldest line supported', () => {
+	test('the built nodes and credentials load with the n8n-workflow of n8n 1.81 (1.79.1), the oldest line supported', () => {
 		// Loads dist/ in a fresh process whose `require('n8n-workflow')` gets 1.79.1 (installed as n8n-workflow-v1-79),
 		// then checks each node's description with that line's own parameter handling.
 		const script = `
@@ -80,6 +80,7 @@ describe('the published package', () => {
 				{ name: 'productRegistrationTrigger', inputs: [], outputs: ['main'] },
 				{ name: 'productRegistrationPollTrigger', inputs: [], outputs: ['main'] },
 				{ name: 'productRegistrationApi' },
+				{ name: 'productRegistrationWebhookApi' },
 			],
 		});
 	});
@@ -150,7 +151,7 @@ describe('the README', () => {
 		expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(15_000);
 	});
 
-	test('has every section the codex files and the credential link to', () => {
+	test('has every section the codex files and the credentials link to', () => {
 		const anchors = new Set(
 			[...readme.matchAll(/^#+ (.+)$/gm)].map(([, heading]) =>
 				heading
@@ -165,11 +166,14 @@ describe('the README', () => {
 					/#[a-z0-9-]+/g,
 				),
 		);
-		const credentialLink = /documentationUrl = '[^#']*(#[a-z0-9-]+)'/.exec(
-			readFileSync(join(root, 'credentials', 'ProductRegistrationApi.credentials.ts'), 'utf8'),
-		)?.[1];
-		const links = [...codexLinks, credentialLink];
-		expect(links.length).toBeGreaterThanOrEqual(6);
+		const credentialLinks = packageJson.n8n.credentials.map(
+			(entry) =>
+				/documentationUrl = '[^#']*(#[a-z0-9-]+)'/.exec(
+					readFileSync(join(root, entry.replace(/^dist\//, '').replace(/\.js$/, '.ts')), 'utf8'),
+				)?.[1],
+		);
+		const links = [...codexLinks, ...credentialLinks];
+		expect(links.length).toBeGreaterThanOrEqual(7);
 		for (const link of links) expect(anchors).toContain(link?.slice(1));
 	});
 });

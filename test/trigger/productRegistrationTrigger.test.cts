@@ -1,10 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type {
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	IDataObject,
+	INodeExecutionData,
+	INodeParameters,
+} from 'n8n-workflow';
 
 import type { WebhookServer } from '../../harness/webhookServer.cts';
 import { startWebhookServer } from '../../harness/webhookServer.cts';
-import { payloadItems, sameSecret } from '../../nodes/ProductRegistrationTrigger/registrationWebhook';
+import { ProductRegistrationTrigger } from '../../nodes/ProductRegistrationTrigger/ProductRegistrationTrigger.node';
+import { payloadItems, sameSecret, secretProblem } from '../../nodes/ProductRegistrationTrigger/registrationWebhook';
 
 const sample = (file: string) =>
 	JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8')) as IDataObject;
@@ -32,9 +39,23 @@ const knownPayload = {
 let server: WebhookServer | undefined;
 let started: INodeExecutionData[][];
 
-async function startTrigger(parameters: INodeParameters = {}) {
+/** The credential a node of version 2 names, as a workflow saves it. */
+const SAVED_CREDENTIAL = {
+	productRegistrationWebhookApi: { id: 'webhook-secret', name: 'Product Registration webhook' },
+};
+
+/** The trigger as an active workflow holds it: of the version a node added now gets unless given, with its secret. */
+async function startTrigger(parameters: INodeParameters = {}, saved: { typeVersion?: number; secret?: string } = {}) {
 	started = [];
-	server = await startWebhookServer({ parameters, onWorkflowData: (items) => started.push(items) });
+	server = await startWebhookServer({
+		parameters,
+		onWorkflowData: (items) => started.push(items),
+		typeVersion: saved.typeVersion,
+		credentials:
+			saved.secret === undefined
+				? undefined
+				: { saved: SAVED_CREDENTIAL, data: { productRegistrationWebhookApi: { secret: saved.secret } } },
+	});
 	return server;
 }
 
@@ -150,27 +171,69 @@ describe('Product Registration Trigger, through n8n-core’s WebhookContext over
 		expect(started).toEqual([[{ json: unknown }], [{ json: { body: [1, 2, 3] } }], [{ json: { body: 'just text' } }]]);
 	});
 
-	test('with a shared secret, calls without it get 401 and start nothing; ?secret= or the header are accepted', async () => {
-		await startTrigger({ secret: 's3cret-value' });
-
+	/** Posts the known payload without the secret, with a wrong one and with one differing in case: all refused. */
+	async function refusedWithoutTheSecret(secret: string) {
 		const refused = [
 			await post(JSON.stringify(knownPayload)),
 			await post(JSON.stringify(knownPayload), undefined, '?secret=wrong'),
 			await post(JSON.stringify(knownPayload), {
 				'content-type': 'application/json',
-				'x-webhook-secret': 's3cret-valuE',
+				'x-webhook-secret': secret.toUpperCase(),
 			}),
 		];
-		expect(refused.map((answer) => answer).every((answer) => answer.status === 401)).toBe(true);
+		expect(refused.map((answer) => answer.status)).toEqual([401, 401, 401]);
 		expect(refused[0].body).toEqual({ message: 'The secret is missing or wrong' });
 		expect(started).toHaveLength(0);
+	}
 
-		await post(JSON.stringify(knownPayload), undefined, '?secret=s3cret-value');
-		await post(JSON.stringify(knownPayload), {
-			'content-type': 'application/json',
-			'x-webhook-secret': 's3cret-value',
-		});
+	/** Posts the known payload with the secret in the URL, then in the header: both start the workflow. */
+	async function acceptedWithTheSecret(secret: string) {
+		const answers = [
+			await post(JSON.stringify(knownPayload), undefined, `?secret=${secret}`),
+			await post(JSON.stringify(knownPayload), { 'content-type': 'application/json', 'x-webhook-secret': secret }),
+		];
+		expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
 		expect(started).toHaveLength(2);
+	}
+
+	test('a node added before 0.7 (version 1) with its Shared Secret parameter: calls without it get 401 and start nothing; ?secret= or the header are accepted', async () => {
+		await startTrigger({ secret: 's3cret-value' }, { typeVersion: 1 });
+
+		await refusedWithoutTheSecret('s3cret-value');
+		await acceptedWithTheSecret('s3cret-value');
+	});
+
+	test('version 2 with Authentication: Shared Secret takes the secret from its credential, and refuses and accepts alike', async () => {
+		await startTrigger({ authentication: 'sharedSecret' }, { secret: 'kettle-2024-webhook-secret' });
+
+		await refusedWithoutTheSecret('kettle-2024-webhook-secret');
+		await acceptedWithTheSecret('kettle-2024-webhook-secret');
+	});
+
+	test("a secret holding '+', pasted into the URL as it is, arrives as a space and is refused: why the credential's Test says Error", async () => {
+		await startTrigger({ authentication: 'sharedSecret' }, { secret: 'kettle+2024+webhook+secret' });
+
+		const answer = await post(JSON.stringify(knownPayload), undefined, '?secret=kettle+2024+webhook+secret');
+
+		expect(answer.status).toBe(401);
+		expect(secretProblem('kettle+2024+webhook+secret')).toContain('characters a URL changes');
+	});
+
+	test('version 2 checks no parameter named secret: one left in the parameters neither guards nor blocks', async () => {
+		await startTrigger({ secret: 's3cret-value' });
+
+		expect((await post(JSON.stringify(knownPayload))).status).toBe(200);
+		expect(started).toHaveLength(1);
+	});
+
+	test('version 2 with Shared Secret whose credential holds no secret starts nothing: it never lets a call in unchecked', async () => {
+		await startTrigger({ authentication: 'sharedSecret' }, { secret: '' });
+
+		const answer = await post(JSON.stringify(knownPayload));
+
+		expect(answer.status).toBe(500);
+		expect(answer.body.message).toBe('The Shared Secret credential holds no secret');
+		expect(started).toHaveLength(0);
 	});
 
 	test.each([
@@ -196,6 +259,44 @@ describe('Product Registration Trigger, through n8n-core’s WebhookContext over
 
 		expect(answer).toEqual({ status: 413, body: { message: 'The body is larger than 1 KB' } });
 		expect(started).toHaveLength(0);
+	});
+});
+
+describe("the Shared Secret credential's Test button", () => {
+	const { webhookSecretTest } = new ProductRegistrationTrigger().methods.credentialTest;
+	const testSecret = async (secret: unknown) =>
+		await webhookSecretTest.call(
+			{} as ICredentialTestFunctions,
+			{
+				id: 'webhook-secret',
+				name: 'Product Registration webhook',
+				type: 'productRegistrationWebhookApi',
+				data: { secret },
+			} as ICredentialsDecrypted,
+		);
+
+	test('says OK for a secret of 16 or more characters that a URL carries unchanged', async () => {
+		expect(await testSecret('kettle-2024_webhook.secret~1')).toEqual({
+			status: 'OK',
+			message: 'The secret can go in the URL as it is: add ?secret=<the secret> to the Production URL',
+		});
+	});
+
+	test.each([
+		['empty', '', 'The Shared Secret is empty: make one up, of 16 or more letters and digits'],
+		['with a "+", which a query reads as a space', 'kettle+2024+webhook+secret', 'characters a URL changes'],
+		['with a "&", which ends the query value', 'kettle&2024&webhook&secret', 'characters a URL changes'],
+		['with a space', 'kettle 2024 webhook secret', 'characters a URL changes'],
+		['short', 'kettle-2024', 'short enough to be guessed: use 16 or more characters'],
+	])('says Error for a secret %s, naming what to change', async (_, secret, problem) => {
+		const result = await testSecret(secret);
+		expect(result.status).toBe('Error');
+		expect(result.message).toContain(problem);
+		expect(secretProblem(secret)).toBe(result.message);
+	});
+
+	test('a secret that is not text is taken as empty', async () => {
+		expect(await testSecret(undefined)).toEqual({ status: 'Error', message: secretProblem('') });
 	});
 });
 

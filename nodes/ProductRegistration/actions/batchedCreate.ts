@@ -15,8 +15,11 @@ import { shownWhen } from './shownWhen';
 export const DEFINE_BELOW = 'defineBelow';
 export const MAP_AUTOMATICALLY = 'autoMapInputData';
 
-/** The `dataMode` parameter of a batched create, and a notice saying how Map Automatically matches fields. */
-export function dataModeProperties(records: string, fieldList: string): INodeProperties[] {
+/**
+ * The `dataMode` parameter of a batched create, and a notice saying how Map Automatically matches fields. `record` is
+ * what one item creates, in the singular ("registration").
+ */
+export function dataModeProperties(record: string, fieldList: string): INodeProperties[] {
 	return [
 		{
 			displayName: 'Mapping Mode',
@@ -32,7 +35,7 @@ export function dataModeProperties(records: string, fieldList: string): INodePro
 				{
 					name: 'Map Automatically',
 					value: MAP_AUTOMATICALLY,
-					description: `Send the input item's own fields, matched to the ${records}' fields by name`,
+					description: `Send the input item's own fields, matched to the ${record}'s fields by name`,
 				},
 			],
 			default: DEFINE_BELOW,

@@ -16,6 +16,12 @@ const {
 	timeoutMs: DEFAULT_TIMEOUT_MS,
 } = DEFAULT_REQUEST_POLICY;
 
+/** A duration in milliseconds in words, e.g. "30 seconds". */
+function inSeconds(milliseconds: number): string {
+	const seconds = milliseconds / 1000;
+	return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
 /** How requests to the service behave; every operation offers these under Options. */
 const requestOptionProperties: INodeProperties[] = [
 	{
@@ -24,26 +30,23 @@ const requestOptionProperties: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 0, maxValue: MAX_RETRIES },
 		default: DEFAULT_RETRIES,
-		description:
-			'How often to repeat a request that failed for a passing reason (HTTP 502 to 504, a lost connection, the Timeout). A create is repeated only when the service cannot have acted on it, so nothing is created twice.',
+		description: `How often to repeat a request that failed for a passing reason (HTTP 502 to 504, a lost connection, the Timeout). A create is repeated only when the service cannot have acted on it. Defaults to ${DEFAULT_RETRIES}.`,
 	},
 	{
-		displayName: 'Retry Wait (Ms)',
+		displayName: 'Retry Wait',
 		name: 'retryDelay',
 		type: 'number',
 		typeOptions: { minValue: 0 },
 		default: DEFAULT_RETRY_WAIT_MS,
-		description:
-			'Wait before the first repeat, in milliseconds, doubled for each further one (at most 30 seconds). When the service refuses for the rate (429), the whole run waits as long as it asks instead.',
+		description: `Milliseconds to wait before the first repeat, doubled for each further one (at most 30 seconds). A refusal for the rate (429) waits as long as the service asks instead. Defaults to ${DEFAULT_RETRY_WAIT_MS} (${inSeconds(DEFAULT_RETRY_WAIT_MS)}).`,
 	},
 	{
-		displayName: 'Timeout (Ms)',
+		displayName: 'Timeout',
 		name: 'timeout',
 		type: 'number',
 		typeOptions: { minValue: 1 },
 		default: DEFAULT_TIMEOUT_MS,
-		description:
-			'The longest one request may take as a whole, in milliseconds, from connecting to the last byte of the answer. For a file upload to the storage: the longest it may go without a byte moving.',
+		description: `Milliseconds one request may take as a whole, from connecting to the last byte of the answer (a file upload to the storage: without a byte moving). Defaults to ${DEFAULT_TIMEOUT_MS} (${inSeconds(DEFAULT_TIMEOUT_MS)}).`,
 	},
 ];
 
@@ -54,7 +57,7 @@ function concurrencyProperty(howMany: string, defaultConcurrency: number): INode
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
 		default: defaultConcurrency,
-		description: `${howMany} at once. Output order and item links are kept; a run starts with one request at a time and keeps to the pace the service allows.`,
+		description: `${howMany} at once. Output order and item links are kept; a run starts with one request at a time and keeps to the pace the service allows. Defaults to ${defaultConcurrency}.`,
 	};
 }
 
@@ -72,7 +75,7 @@ export function batchSizeOption(records: string): INodeProperties {
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: MAX_BATCH_SIZE },
 		default: DEFAULT_BATCH_SIZE,
-		description: `How many ${records} to send in one request. Input items are sent in batches of this size; a batch the service refuses fails only its own items.`,
+		description: `How many ${records} to send in one request. A batch the service refuses fails only its own items. Defaults to ${DEFAULT_BATCH_SIZE}.`,
 	};
 }
 

@@ -17,7 +17,10 @@ export const DEFAULT_CONCURRENCY = 50;
 export const MAX_CONCURRENCY = 100;
 /** Batches of a create in flight at once: each carries up to Batch Size records, so fewer than single requests. */
 export const DEFAULT_BATCH_CONCURRENCY = 4;
-/** The API takes many records in one POST (its maximum is not documented); 100 keeps each request modest. */
+/**
+ * The API takes many records in one POST, and the most it takes is not known (docs/service.md, Not known); 100, the
+ * most the service lists in a page, keeps each request modest.
+ */
 export const DEFAULT_BATCH_SIZE = 100;
 export const MAX_BATCH_SIZE = 1000;
 

@@ -35,7 +35,7 @@ export interface PreparedUpload {
 	fileType: string;
 }
 
-/** Checks that the item holds the binary property and settles the file's name and media type; sends nothing. */
+/** Checks that the item holds the binary field and settles the file's name and media type; sends nothing. */
 export function prepareUpload(
 	this: IExecuteFunctions,
 	input: ItemInput,

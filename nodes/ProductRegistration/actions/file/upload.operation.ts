@@ -15,7 +15,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: 'data',
 		hint: 'The name of the input binary field containing the file to upload',
-		description: 'Binary property of the input item that holds the file, e.g. a receipt image',
+		description: 'The binary field of the input item that holds the file, e.g. a receipt image',
 	},
 	optionsCollection([
 		{

@@ -30,7 +30,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Create',
 				value: 'create',
-				description: 'Register products for customers; many input items are sent in batches',
+				description: 'Register products for customers, one registration an item; many input items are sent in batches',
 				action: 'Create a registration',
 			},
 			{
@@ -42,7 +42,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Delete',
 				value: 'delete',
-				description: 'Delete a registration',
+				description: 'Delete a registration permanently',
 				action: 'Delete a registration',
 			},
 			{

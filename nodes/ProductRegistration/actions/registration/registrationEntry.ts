@@ -62,7 +62,7 @@ export const unmatchedFieldsOption: INodeProperties = {
 		},
 	],
 	default: IGNORE_UNMATCHED,
-	description: "What to do with the input item's fields that match no registration field",
+	description: "What to do with the input item's fields that match no registration field. Defaults to Ignore.",
 };
 
 /** Where one registration's values come from, in either mapping mode. */

@@ -46,7 +46,7 @@ export const filesProperty: INodeProperties = {
 					type: 'string',
 					default: 'data',
 					placeholder: 'e.g. Receipt',
-					description: 'The binary field of the input item that holds the file',
+					description: 'The binary field of the input item that holds the file. Defaults to data.',
 				},
 				{
 					displayName: 'Form Field',
@@ -69,7 +69,7 @@ export const uploadEveryFileOption: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether to upload every binary field of the input item and send each file's URL as the form field of the same name. Rows of Files to Upload name other form fields.",
+		"Whether to upload every binary field of the input item and send each file's URL as the form field of the same name. Rows of Files to Upload name other form fields. Defaults to false.",
 };
 
 /**

@@ -20,7 +20,8 @@ import {
 
 /**
  * Status: in a node of version 1 (added before 0.6) a text field, sent as typed, as saved workflows hold it. From 1.1
- * the statuses the admin shows, sent as it spells them (what typing them into the text field sent); any other status
+ * the statuses the admin shows (docs/service.md, Statuses), sent as it spells them (what typing them into the text
+ * field sent; how the API spells them is not known); any other status
  * still goes through as an expression, and so does a value saved outside them — n8n sends an option's value as it is
  * held, and its editor flags none of them (allowArbitraryValues).
  */
@@ -65,7 +66,7 @@ const properties: INodeProperties[] = [
 		name: 'isPublic',
 		type: 'boolean',
 		default: false,
-		description: 'Whether the customer can see this status change',
+		description: 'Whether to show this status change to the customer',
 	},
 	{
 		displayName: 'Additional Fields',

@@ -16,9 +16,11 @@ export const description = displayFor('serialNumber', 'get', [
 	),
 	...filledByModelAsTool(
 		[
+			// A plain field, not a resource locator: the API lists no serial numbers, it only looks one up by its value
+			// (docs/service.md, Serial numbers), so there is no list to pick from and the value is its own ID.
 			{
 				...serialNumberProperty,
-				description: `${serialNumberProperty.description}. The output says found: true or false.`,
+				description: `${serialNumberProperty.description}. Typed or mapped: the service lists no serial numbers to pick from, it looks one up by its value. The output says found: true or false.`,
 			},
 			optionsCollection([concurrencyOption]),
 		],

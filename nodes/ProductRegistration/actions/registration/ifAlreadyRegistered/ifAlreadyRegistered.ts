@@ -46,7 +46,7 @@ export const ifExistsOption: INodeProperties = {
 	],
 	default: CREATE_ANYWAY,
 	description:
-		'A registration exists when the service lists one for the customer email with the same product name (case and spaces ignored) and, if both have serial numbers, one in common. With Skip or Update each item says its outcome.',
+		'Registered means the service lists one for the customer email with the same product name (case and spaces ignored) and, if both have serial numbers, one in common. Skip and Update say each outcome. Defaults to Create Anyway.',
 };
 
 /** The body of Update for an entry of Create: its standard fields, and its extra form fields under `fields`. */
