@@ -47,19 +47,21 @@ export interface SandboxReady {
 	storageUrl: string;
 }
 
-/** Registrations like a shop's: a few products, 1,000 customers, one serial each; made at `createdAt`, or now. */
+/**
+ * Registrations like a shop's: a few products, 1,000 customers, one serial each; all made at `createdAt` (an import),
+ * or one a second up to now, as customers register.
+ */
 export function seedRegistrations(state: SandboxState, count: number, createdAt?: string): void {
-	state.createRegistrations(
-		Array.from({ length: count }, (_, index) => ({
-			productName: `Kettle K${index % 7}`,
-			customerEmail: `customer${index % 1000}@example.com`,
-			customerName: `Customer ${index}`,
-			serialNumbers: [`KT-${index}`],
-			purchaseDate: '2024-03-01',
-			customer: { id: 1000 + (index % 1000), city: 'Albany', State: 'NY', country: 'US' },
-		})),
-		createdAt,
-	);
+	const entries = Array.from({ length: count }, (_, index) => ({
+		productName: `Kettle K${index % 7}`,
+		customerEmail: `customer${index % 1000}@example.com`,
+		customerName: `Customer ${index}`,
+		serialNumbers: [`KT-${index}`],
+		purchaseDate: '2024-03-01',
+		customer: { id: 1000 + (index % 1000), city: 'Albany', State: 'NY', country: 'US' },
+	}));
+	if (createdAt === undefined) state.registerOverTime(entries);
+	else state.createRegistrations(entries, createdAt);
 }
 
 const DAY = 86_400_000;
@@ -110,10 +112,10 @@ async function main(): Promise<void> {
 			sandbox.latencyMs = latencyMs;
 			if (history) seedHistory(sandbox.state, history);
 			if (registrations) seedRegistrations(sandbox.state, registrations);
-			if (registrationRows) sandbox.state.createRegistrations(registrationRows);
+			if (registrationRows) sandbox.state.registerOverTime(registrationRows);
 			if (serialNumbers) sandbox.state.createSerialNumbers(serialNumbers.map((serialNumber) => ({ serialNumber })));
 			if (form) {
-				sandbox.state.createRegistrations(
+				sandbox.state.registerOverTime(
 					Array.from({ length: form.registrations }, (_, index) => ({
 						productName: `Toaster T${index % 3}`,
 						customerEmail: `earlier${index}@example.com`,

@@ -52,6 +52,7 @@ interface BenchCase {
 	 * What the case must show, checked on the medians: a ratio to the baseline's time, or the CPU per item the n8n
 	 * process spends while the node runs (measured with `node --cpu-prof`); and the requests the node sends, if set.
 	 */
+	/** `requests`: the most the node may send. */
 	target: { maxRatio?: number; maxCpuMsPerItem?: number; requests?: number; text: string };
 	itemCount: number;
 }
@@ -190,10 +191,10 @@ const CASES: BenchCase[] = [
 			label: 'plain Create of the same 1,000 rows',
 			side: ours({ resource: 'registration', operation: 'create', dataMode: 'autoMapInputData' }),
 		},
-		// The service holds the 500 registered rows: listing them costs less than 200 lookups — 7 windows, as the list
-		// reader reads (the small first window, windows of 100 overlapping by one, the one past the end; the engine
-		// bench's rule); one batch per 100 new registrations.
-		target: { maxRatio: 2, requests: 7 + 5, text: '≤ 2× plain Create, 7 windows of listing + 5 batches' },
+		// The service holds the 500 registered rows: listing them costs less than 200 lookups — at most 7 windows, as
+		// the list reader reads (the small first window, windows of 99 each 86 further on; the engine bench's rule); one
+		// batch per 100 new registrations.
+		target: { maxRatio: 2, requests: 7 + 5, text: '≤ 2× plain Create, ≤ 7 windows of listing + 5 batches' },
 	},
 ];
 
@@ -405,7 +406,7 @@ function judge(row: Row, bench: BenchCase): void {
 		results.push(`${perItem.toFixed(3)} ms of CPU per item`);
 	}
 	if (requests !== undefined) {
-		row.met &&= row.nodeRequests === requests;
+		row.met &&= row.nodeRequests <= requests;
 		results.push(`${row.nodeRequests} requests`);
 	}
 	row.result = results.join(', ');

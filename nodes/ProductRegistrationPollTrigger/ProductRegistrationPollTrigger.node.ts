@@ -82,7 +82,7 @@ export class ProductRegistrationPollTrigger implements INodeType {
 					},
 				],
 				default: 'learn',
-				description: 'How the service orders its list of registrations. Default: Learn From the Answers.',
+				description: 'How the service orders its list of registrations. Defaults to Learn From the Answers.',
 			}),
 			optionsOf([{ _cnd: { gte: 1.1 } }], {
 				displayName: 'List Order',
@@ -90,19 +90,19 @@ export class ProductRegistrationPollTrigger implements INodeType {
 				type: 'options',
 				options: [
 					{
+						name: 'Any Order',
+						value: 'anyOrder',
+						description: 'For a service that lists in an order of its own: the whole list is read at each poll',
+					},
+					{
 						name: 'Newest First',
 						value: 'newestFirst',
 						description:
 							'The service lists the newest first, as the app does: a poll reads only down to what it has seen. Where an answer lists one made over 2 minutes after one above it, that poll reads the whole list.',
 					},
-					{
-						name: 'Any Order',
-						value: 'anyOrder',
-						description: 'For a service that lists in an order of its own: the whole list is read at each poll',
-					},
 				],
 				default: 'newestFirst',
-				description: 'How the service orders its list of registrations. Default: Newest First.',
+				description: 'How the service orders its list of registrations. Defaults to Newest First.',
 			}),
 		],
 	};

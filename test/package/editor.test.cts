@@ -374,6 +374,19 @@ describe('the editor: the poll trigger', () => {
 		expect(Object.keys(pollTrigger.methods?.listSearch ?? {})).toContain(form.modes?.[0].typeOptions?.searchListMethod);
 	});
 
+	test('List Order: a node added now (version 1.1) reads Newest First (or Any Order); one saved before 0.7 (version 1) keeps Learn From the Answers', () => {
+		const listOrder = (version: number) => {
+			const options = shownProperties(pollDescription, editorParameters(pollDescription, {}, version), version).find(
+				(property) => property.name === 'options',
+			);
+			const order = options?.options?.find((option) => option.name === 'listOrder') as INodeProperties | undefined;
+			return { offered: order?.options?.map((option) => (option as { value: string }).value), default: order?.default };
+		};
+		expect(newestVersion(pollDescription)).toBe(1.1);
+		expect(listOrder(1.1)).toEqual({ offered: ['anyOrder', 'newestFirst'], default: 'newestFirst' });
+		expect(listOrder(1)).toEqual({ offered: ['learn', 'newestFirst'], default: 'learn' });
+	});
+
 	test('a fresh node has no parameter issue and stores only values the editor offers', () => {
 		expect(parameterIssues(pollDescription, { parameters: {} })).toEqual([]);
 		expect(unsupportedValues(pollDescription.properties, fresh, pollDescription)).toEqual([]);

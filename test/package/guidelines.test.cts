@@ -147,14 +147,6 @@ function shownDefault(property: INodeProperties): string | undefined {
 	return String(value);
 }
 
-/**
- * Options whose description does not say its default yet, with why. The poll trigger's List Order belongs to the
- * lists' rework (a new version of the poll trigger changes its default); it says its default when that lands.
- */
-const DEFAULT_NOT_SAID_YET: Record<string, string> = {
-	'productRegistrationPollTrigger options.listOrder': 'the poll trigger is being reworked elsewhere',
-};
-
 /** Every optional field (inside Additional Fields, Options, ... or a group of them) with a default the node uses. */
 const optionalDefaults = everywhere
 	.filter(({ at }) => at.includes('.'))
@@ -402,7 +394,6 @@ const checkProgressiveDisclosure = () => {
 const checkOptionalDefaults = () => {
 	expect(optionalDefaults.length).toBeGreaterThan(40);
 	const unsaid = optionalDefaults
-		.filter(({ at }) => !(at in DEFAULT_NOT_SAID_YET))
 		.filter(
 			({ shown, description }) =>
 				!new RegExp(`Defaults to ${shown!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\b|\\.| |$)`).test(description),

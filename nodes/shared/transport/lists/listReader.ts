@@ -4,7 +4,7 @@ import { asObject } from '../answerShapes';
 import type { RequestFor } from '../serviceRequest';
 import type { ServiceContext } from '../session';
 import { bareListAnswers } from './bareList';
-import type { ListRead, ListRequest, ReadEnding } from './listRequest';
+import type { ListRequest, ReadEnding } from './listRequest';
 import { askList, endlessList, LARGEST_PAGE, MIN_PAGE_SIZE, WINDOW } from './listRequest';
 
 /**
@@ -64,7 +64,7 @@ export interface ReadOptions {
 }
 
 /** A list being read a window at a time by the rules above. readList reads it whole; others decide after a window. */
-export class ListReader implements ListRead {
+export class ListReader {
 	private readonly kept = new Map<string, IDataObject>();
 	/** What identifies each record this read from the list's start has read (rule 4 starts it over). */
 	private passRead = new Set<string>();
@@ -95,7 +95,8 @@ export class ListReader implements ListRead {
 		private readonly context: ServiceContext,
 		private readonly list: ListRequest,
 		private readonly requestFor: RequestFor,
-		private readonly options: ReadOptions = {},
+		/** At most `limit` records (Get Many's Limit); `from` where an earlier read stopped; a `firstWindow` smaller. */
+		private readonly options: { limit?: number; from?: ListPosition; firstWindow?: number } = {},
 	) {
 		const from = options.from;
 		this.anchor = from;
@@ -104,10 +105,12 @@ export class ListReader implements ListRead {
 		this.fixedPage = from?.fixedPage;
 	}
 
+	/** Each record once, in the order first read; at most the Limit. */
 	get records(): IDataObject[] {
 		return [...this.kept.values()].slice(0, this.wanted);
 	}
 
+	/** Whether the read ended sure that it holds every record that existed while it was read. */
 	get complete(): boolean {
 		return this.ending !== undefined && this.ending.gap === undefined;
 	}
@@ -331,7 +334,7 @@ export async function readList(
 	list: ListRequest,
 	requestFor: RequestFor,
 	limit?: number,
-): Promise<ListRead> {
+): Promise<ListReader> {
 	const reader = new ListReader(this, list, requestFor, { limit });
 	while (await reader.readWindow());
 	return reader;

@@ -7,7 +7,6 @@ import { serviceRequest } from '../serviceRequest';
 import type { ServiceContext } from '../session';
 
 /** A list the node asks the service for, one answer to it, and how a read of it ended. */
-
 /** The most records a page of the real service holds (docs/service.md): no service is taken to cut an answer to more. */
 export const LARGEST_PAGE = 100;
 /** The most records a window asks for: one under the page of 100, which was seen to leave out the newest (docs/service.md). */
@@ -56,18 +55,6 @@ export interface ReadEnding {
 	notAList?: boolean;
 	/** A list that `mayBeAbsent` is not on this service: it answered 404. */
 	absent?: boolean;
-}
-
-/** A list as read from the service (listReader.ts). */
-export interface ListRead {
-	/** Each record once, in the order first read; at most the Limit. */
-	readonly records: IDataObject[];
-	/** How many the service last said it holds, when it says. */
-	readonly total: number | undefined;
-	/** True when the read ended sure that it holds every record that existed while it was read (no `ending.gap`). */
-	readonly complete: boolean;
-	/** How the read ended; undefined while it goes on. */
-	readonly ending: ReadEnding | undefined;
 }
 
 function wholeNumberIn(value: unknown): number | undefined {
