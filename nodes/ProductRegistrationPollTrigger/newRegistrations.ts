@@ -47,14 +47,23 @@ class Reading {
 	longestRun = 1;
 	cutShort = false;
 
+	/**
+	 * An activation over a list of the newest first leaves to the polls after it what it reads newer than its first
+	 * window's newest — or, going on, than all it read before: that was made meanwhile (rule 5).
+	 */
+	private madeMeanwhileAfter: number | undefined;
+	private meanwhile = new Map<string, IDataObject>();
+
 	constructor(
 		private readonly poll: IPollFunctions,
 		readonly reader: ListReader,
 		state: PollState,
-		/** An activation going on over a list of the newest first leaves what is newer than all it read to later polls. */
-		private readonly madeMeanwhileAfter = Infinity,
+		activatingNewestFirst: boolean,
 	) {
 		this.cursor = { newest: state.newest, newestListedAt: state.newestListedAt };
+		const readBefore = Object.values(state.seen ?? {});
+		if (!activatingNewestFirst) this.madeMeanwhileAfter = Infinity;
+		else if (readBefore.length > 0) this.madeMeanwhileAfter = Math.max(...readBefore);
 	}
 
 	/** Reads on until `done` says so after a window, the list's end, or the poll's budget (rule 4). */
@@ -77,16 +86,19 @@ class Reading {
 						'The service lists registrations with neither an ID nor createdAt, so the trigger cannot tell a new registration from one it has emitted',
 					);
 				const time = createdAtOf(record);
-				if (time !== undefined && time > this.madeMeanwhileAfter) continue;
 				this.untimed ||= time === undefined;
-				if (!this.read.has(identity)) this.read.set(identity, record);
-				if (time === undefined) continue;
-				if (time > (this.cursor.newest ?? -Infinity)) this.cursor = { newest: time, newestListedAt: reader.answeredAt };
-				this.outOfOrder ||= time - oldestAbove > LISTED_LATE_WITHIN_MS;
-				run = time < oldestAbove ? run + 1 : time === oldestAbove ? run : 1;
-				this.longestRun = Math.max(this.longestRun, run);
-				oldestAbove = Math.min(oldestAbove, time);
+				if (time !== undefined) {
+					this.outOfOrder ||= time - oldestAbove > LISTED_LATE_WITHIN_MS;
+					run = time < oldestAbove ? run + 1 : time === oldestAbove ? run : 1;
+					this.longestRun = Math.max(this.longestRun, run);
+					oldestAbove = Math.min(oldestAbove, time);
+				}
+				// A list out of that order shows nothing of what was made meanwhile: all it read was there before.
+				if (this.outOfOrder) [this.madeMeanwhileAfter, this.meanwhile] = [Infinity, this.keepAll(this.meanwhile)];
+				if (time !== undefined && time > (this.madeMeanwhileAfter ?? Infinity)) this.meanwhile.set(identity, record);
+				else this.keep(identity, record, time, reader.answeredAt);
 			}
+			this.madeMeanwhileAfter ??= this.cursor.newest ?? -Infinity;
 		}
 		const ending = reader.ending;
 		if (ending?.stoppedShort === true)
@@ -99,6 +111,17 @@ class Reading {
 			throw this.refusal(
 				`The service lists registrations without createdAt, so the trigger remembers the ID of every registration it lists; this list holds more than ${MAX_REMEMBERED.toLocaleString('en-US')}`,
 			);
+	}
+
+	private keep(identity: string, record: IDataObject, time: number | undefined, listedAt: number | undefined): void {
+		if (!this.read.has(identity)) this.read.set(identity, record);
+		if (time !== undefined && time > (this.cursor.newest ?? -Infinity))
+			this.cursor = { newest: time, newestListedAt: listedAt };
+	}
+
+	private keepAll(records: Map<string, IDataObject>): Map<string, IDataObject> {
+		for (const [identity, record] of records) this.keep(identity, record, createdAtOf(record), this.reader.answeredAt);
+		return new Map();
 	}
 
 	private refusal(message: string): NodeApiError {
@@ -192,11 +215,8 @@ export async function pollNewRegistrations(
 	// newest come first: a quiet shop's new registrations fit it.
 	const run = Object.create(this) as IPollFunctions;
 	const firstWindow = newestFirst && from === undefined ? MIN_PAGE_SIZE : undefined;
-	// An activation under way that starts its list over reads at its start what was made since it began (rule 5).
-	const readBefore = Object.values(state.seen ?? {});
-	const madeMeanwhileAfter = activating && newestFirst && readBefore.length > 0 ? Math.max(...readBefore) : undefined;
 	const reader = new ListReader(run, list, WITHOUT_ITEM, { from, firstWindow });
-	const reading = new Reading(this, reader, state, madeMeanwhileAfter);
+	const reading = new Reading(this, reader, state, activating && newestFirst);
 	// The activation reads back to the `since` of the next poll; a poll, to its own; a manual run, one window.
 	const since = () =>
 		activating

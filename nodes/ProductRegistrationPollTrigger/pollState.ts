@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import type { ListPosition } from '../shared/transport/lists/listReader';
+
 /** How much later a registration may be listed than it was made (a slow write, a server whose clock is behind). */
 export const LISTED_LATE_WITHIN_MS = 2 * 60_000;
 /** A `Date` header is to the second. */
@@ -22,7 +24,7 @@ export interface PollState {
 	/** The list's order as a whole read showed it (List Order: Learn From the Answers). */
 	order?: 'newestFirst' | 'other';
 	/** A poll cut short by n8n's poll budget: where the next goes on, and the `Date` when that chain of polls began. */
-	goOn?: { offset: number; after: string; total?: number; size?: number; fixedPage?: number };
+	goOn?: { offset: number; after: string } & Omit<ListPosition, 'anchor' | 'at'>;
 	chainDate?: number;
 	/** Set once the activation has read all it had to: from then on, what is new is emitted. */
 	started?: boolean;

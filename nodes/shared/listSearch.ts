@@ -3,6 +3,7 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeLis
 import { isEmail, readListedRegistration, registrationsList } from './registrations';
 import type { ListPosition } from './transport/lists/listReader';
 import { ListReader, readList } from './transport/lists/listReader';
+import { WINDOW } from './transport/lists/listRequest';
 import { WITHOUT_ITEM } from './transport/serviceRequest';
 
 /** Pages read for one answer while what was typed narrows them to nothing, before the editor is answered anyway. */
@@ -13,11 +14,18 @@ function holds(words: Array<string | undefined>, typed: string): boolean {
 	return typed === '' || words.join(' ').toLowerCase().includes(typed.toLowerCase());
 }
 
+/** Where a scroll has reached: the reader's place, and the registrations the last answer showed. */
+interface Scroll {
+	from?: ListPosition;
+	shown: string[];
+}
+
 /**
  * "From List" of the Registration parameter. A complete email address is searched by the service (the API's
  * `email` filter); anything else typed is matched here against the registrations the service lists, by email, name,
- * product or ID. The list comes a page at a time as the user scrolls. Each entry shows what a person recognises —
- * product, customer, purchase date — and falls back to the ID when the service's answer has none of them.
+ * product or ID. The list comes a page at a time as the user scrolls, read by the list reader's rules, each
+ * registration shown once. Each entry shows what a person recognises — product, customer, purchase date — and falls
+ * back to the ID when the service's answer has none of them.
  */
 export async function searchRegistrations(
 	this: ILoadOptionsFunctions,
@@ -26,16 +34,16 @@ export async function searchRegistrations(
 ): Promise<INodeListSearchResult> {
 	const typed = (filter ?? '').trim();
 	const byEmail = isEmail(typed);
-	// A person scrolls on from the last registration shown: one of the same moment is not looked for before it.
-	const list = { ...registrationsList(byEmail ? { email: typed } : {}), momentOf: undefined };
+	const { from, shown } = scrollIn(paginationToken);
+	const reader = new ListReader(this, registrationsList(byEmail ? { email: typed } : {}), WITHOUT_ITEM, { from });
 	const results: INodeListSearchItems[] = [];
-	let position = positionIn(paginationToken);
-	for (let read = 0; ; read++) {
-		const reader = new ListReader(this, list, WITHOUT_ITEM, { from: position });
-		await reader.readWindow();
+	const listed = new Set(shown);
+	for (let read = 0; read < PAGES_PER_SEARCH; read++) {
+		const more = await reader.readWindow();
 		for (const record of reader.lastRecords) {
 			const registration = readListedRegistration(record);
-			if (registration.id === undefined) continue;
+			if (registration.id === undefined || listed.has(registration.id)) continue;
+			listed.add(registration.id);
 			const label = [
 				registration.productName,
 				registration.customerName ?? registration.customerEmail,
@@ -46,25 +54,23 @@ export async function searchRegistrations(
 			if (!byEmail && !holds([label, registration.customerEmail, registration.id], typed)) continue;
 			results.push({ name: label === '' ? registration.id : `${label} (${registration.id})`, value: registration.id });
 		}
-		// A window that showed nothing more (the list moved under it, or the service ignores `page`) ends the scroll.
-		if (reader.ending !== undefined || reader.position === undefined || reader.lastRecords.length === 0)
-			return { results };
-		position = reader.position;
-		if (results.length > 0 || read + 1 >= PAGES_PER_SEARCH) return { results, paginationToken: tokenOf(position) };
+		if (!more) return { results };
+		if (results.length > 0) break;
 	}
+	// The next window reads again from the reader's place, at most a window back: those shown are not shown twice.
+	const next: Scroll = { from: reader.position, shown: [...listed].slice(-2 * WINDOW) };
+	return { results, paginationToken: JSON.stringify(next) };
 }
 
-/** The editor keeps where a scroll has reached as a string between calls: the reader's position, as JSON. */
-const tokenOf = (position: ListPosition) => JSON.stringify(position);
-
-function positionIn(token: string | undefined): ListPosition | undefined {
+/** The editor keeps where a scroll has reached as a string between calls (a Scroll, as JSON). */
+function scrollIn(token: string | undefined): Scroll {
 	try {
-		const position = JSON.parse(token ?? '') as Partial<ListPosition> | null;
-		return typeof position?.anchor === 'string' && Number.isInteger(position.at)
-			? (position as ListPosition)
-			: undefined;
+		const scroll = JSON.parse(token ?? '') as Partial<Scroll> | null;
+		const from = scroll?.from;
+		const placed = typeof from?.anchor === 'string' && Number.isInteger(from.at);
+		return { from: placed ? from : undefined, shown: Array.isArray(scroll?.shown) ? scroll.shown.map(String) : [] };
 	} catch {
-		return undefined;
+		return { shown: [] };
 	}
 }
 

@@ -39,6 +39,7 @@ const tally = {
 	combinations: 0,
 	realService: 0,
 	tiesReordered: 0,
+	versions: new Map<number, number>(),
 	statedOrder: 0,
 	commands: 0,
 	byCommand: new Map<string, number>(),
@@ -179,6 +180,8 @@ interface Shop {
 	existedAtActivation: Set<string>;
 	/** Whether the user states the list is the newest first (List Order), as it is: no answer need show it. */
 	statesNewestFirst: boolean;
+	/** Whether its Poll Trigger learns the order from the answers (version 1's Learn From the Answers). */
+	learnsOrder: boolean;
 	/** The trigger's last poll that read the list whole or to where it needs, as the trigger holds it. */
 	held?: PollHeld;
 	/** The same, as n8n last saved it: after an activation, and with each poll that emits. */
@@ -548,9 +551,9 @@ async function importRows(
 /**
  * A poll (or an activation) failed. It may where the service failed during it (the next poll catches up), or where no
  * client could follow the list: the service shows one answer of it and no more, and what is new may lie beyond it —
- * always, unless the list is the newest first and the client knows it (the user states it; or that answer shows it,
- * ORDER_EVIDENCE registrations in a row, each made before the one listed before it: no client can tell the order from
- * less), that answer holds every registration owed, and reaches back to one made more than the lateness allowed before
+ * always, unless the list is the newest first and the client knows it (the user states it, or keeps version 1.1's
+ * Newest First; or, learning the order, that answer shows it, ORDER_EVIDENCE registrations in a row, each made before
+ * the one listed before it: no client can tell the order from less), that answer holds every registration owed, and reaches back to one made more than the lateness allowed before
  * the last poll, as far as a client can tell when that was (below it, nothing can be new), or holds the whole list and
  * says so by its total. Then nothing more is owed.
  * Decided from the dialect and the shop, never from the node's words.
@@ -571,7 +574,7 @@ function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
 	const whole = records.length === matches.length && dialect.shape !== 'dataOnly' && dialect.shape !== 'bare';
 	const reachesBack = whole || records.some((record) => madeAt(record) < since);
 	// Without createdAt, nothing shown tells which of a list's registrations a client may leave unread.
-	const orderKnown = listsCreatedAt(records) && (shop.statesNewestFirst || showsNewestFirst(records));
+	const orderKnown = listsCreatedAt(records) && (shop.statesNewestFirst || (shop.learnsOrder && showsNewestFirst(records)));
 	const followable =
 		dialect.order === 'newestFirst' && orderKnown && reachesBack && owed.every((id) => shown.has(id));
 	if (!onlyFirstAnswer(dialect, matches.length) || followable)
@@ -645,8 +648,9 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 			fc.integer({ min: 0, max: 240 }),
 			fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 100 })),
 			fc.boolean(),
+			fc.constantFrom(1, 1.1),
 			fc.commands(commandArbitraries, { maxCommands: 12 }),
-			async (dialect, dateHeaderAheadMs, earlier, batch, statesOrder, commands) => {
+			async (dialect, dateHeaderAheadMs, earlier, batch, statesOrder, version, commands) => {
 				sandbox().reset();
 				sandbox().dialect = dialect;
 				sandbox().dateHeaderAheadMs = dateHeaderAheadMs;
@@ -655,19 +659,23 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 				if (dialect.ties === 'reordered') tally.tiesReordered += 1;
 				tally.dialects.add(JSON.stringify(dialect));
 				const existedAtActivation = history(earlier, batch);
-				// A user states the order only where it is the newest first.
+				// A user states the order (version 1), or keeps the default Newest First (1.1), only where it is the newest
+				// first; a node of 1.1 over another order reads Any Order.
 				const statesNewestFirst = statesOrder && dialect.order === 'newestFirst';
 				if (statesNewestFirst) tally.statedOrder += 1;
 				const shop: Shop = {
 					existedAtActivation,
 					statesNewestFirst,
+					learnsOrder: version === 1 && !statesNewestFirst,
 					madeAfterActivation: new Set(),
 					deleted: new Set(),
 					emitted: new Map(),
 					customers: 0,
 				};
-				const listOrder = statesNewestFirst ? { options: { listOrder: 'newestFirst' } } : {};
-				const poller = new PollingTrigger({ event: 'newRegistration', ...listOrder }, credentials());
+				const byVersion = version === 1 ? 'learn' : 'anyOrder';
+				const listOrder = { options: { listOrder: statesNewestFirst ? 'newestFirst' : byVersion } };
+				tally.versions.set(version, (tally.versions.get(version) ?? 0) + 1);
+				const poller = new PollingTrigger({ event: 'newRegistration', ...listOrder }, credentials(), version);
 				try {
 					// Held from its start: a failing activation is judged by what it had to read.
 					pollCompleted(shop, sandbox().state.now().getTime(), true);
@@ -687,7 +695,7 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 	const kinds = [...tally.byCommand].map(([kind, count]) => `${count} ${kind}`).join(', ');
 	const excuses = [...tally.excuses].map(([kind, count]) => `${count}: ${kind}`);
 	const report = [
-		`seed ${SEED}: ${tally.combinations} generated shops (${tally.realService} in the real service's dialect, ${tally.tiesReordered} ordering one moment's registrations anew at each request, ${tally.statedOrder} with List Order stated), ${tally.dialects.size} distinct dialects, ${tally.commands} commands (${kinds})`,
+		`seed ${SEED}: ${tally.combinations} generated shops (${tally.realService} in the real service's dialect, ${tally.tiesReordered} ordering one moment's registrations anew at each request, ${tally.statedOrder} whose Poll Trigger reads Newest First, ${tally.versions.get(1.1) ?? 0} of version 1.1), ${tally.dialects.size} distinct dialects, ${tally.commands} commands (${kinds})`,
 		'invariants held: Get Many every registration once; Skip/Update nothing created twice, every row accounted for; Poll Trigger nothing from before activation, nothing twice, every later registration once',
 		`excuses accepted, each where the service failed or no client could do better: ${excuses.length === 0 ? 'none' : excuses.join('; ')}`,
 	].join('\n');

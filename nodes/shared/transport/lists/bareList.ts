@@ -1,10 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { MAX_RECORDS, MIN_PAGE_SIZE, WINDOW } from './listRequest';
+import { MAX_RECORDS, WINDOW } from './listRequest';
 
 /**
  * A bare array, the API page's reading of a list: it has no pages, and `limit` cuts it. `first` is the answer to the
- * read's first `limit`. Shorter than any page (MIN_PAGE_SIZE), it is all there is. Otherwise the answer without `limit`
+ * read's first `limit`, which held a page's worth (MIN_PAGE_SIZE) and less than wanted. The answer without `limit`
  * is every match (the API page) where it holds more than the answers to a limit did — and more than a window, unless
  * one of them asked for a window: the service's default page is no larger. Else `limit`, raised to a window and then
  * tenfold while answers fill it, gives the list. What the answers held together is the list: a registration deleted
@@ -17,8 +17,6 @@ export async function bareListAnswers(
 ): Promise<IDataObject[]> {
 	const window = Math.min(wanted, WINDOW);
 	const answers = [first.records];
-	if (first.records.length < Math.min(first.limit, MIN_PAGE_SIZE) || first.records.length >= wanted)
-		return answers.flat();
 	const every = await ask(undefined);
 	answers.push(every);
 	if (every.length > first.records.length && (every.length > window || first.limit >= window)) return answers.flat();

@@ -20,9 +20,10 @@ import { askList, endlessList, LARGEST_PAGE, MIN_PAGE_SIZE, WINDOW } from './lis
  * 4. A window without its anchor is asked again, once: as far as the total moved, or half a window back. Then, or where
  *    a full window adds nothing, the read starts over at page 1, asking ten times as many (a service that ignores `page`
  *    may give all at once), at most MAX_PASSES times; then it says why.
- * 5. The read ends at the Limit, or at a window shorter than asked — unless it added records, held a page's worth
- *    (MIN_PAGE_SIZE to LARGEST_PAGE), and the total says the list goes on (without one: it held no fewer than an answer
- *    before); then the service cut it to its page. A total beyond where the list ended is said.
+ * 5. The read ends at the Limit, at a window shorter than asked, or, in pages of a fixed size, at the total — unless
+ *    the short window added records, held a page's worth (MIN_PAGE_SIZE to LARGEST_PAGE), and the total says the list
+ *    goes on (without one: it held no fewer than an answer before); then the service cut it to its page. A total beyond
+ *    where the list ended is said.
  * 6. An answer longer than asked; or, asked again, one without the anchor that holds the page (of the size the service
  *    gave) that follows the read: the service ignores `limit`, so its pages follow one another and cannot overlap, which
  *    a read of several says. A bare array has no pages (bareList.ts).
@@ -43,6 +44,8 @@ export interface ListPosition {
 	/** The anchor's `createdAt`, and where its run of that moment began, where the answer showed it. */
 	moment?: number;
 	runFrom?: number;
+	/** The moment of a run too long for a window that the read is in (rule 3). */
+	longMoment?: number;
 	size?: number;
 	fixedPage?: number;
 }
@@ -79,6 +82,8 @@ export class ListReader {
 	private largestAnswer = 0;
 	/** The last window was shorter than asked, and taken as cut (rule 5): an empty one after it is the list's end. */
 	private cutBefore = false;
+	/** A bare array's first answer, where the read goes on past it. */
+	private bareFirst: { records: IDataObject[]; limit: number } | undefined;
 	/** The moment of a run too long for a window (rule 3): a window from an anchor of that moment is taken whole. */
 	private longMoment: number | undefined;
 	/** Why the records may be incomplete, noted on the way (rules 3 and 6). */
@@ -103,6 +108,7 @@ export class ListReader {
 		this.end = from === undefined ? 0 : from.at + 1;
 		this.size = Math.min(this.wanted, from?.size ?? WINDOW);
 		this.fixedPage = from?.fixedPage;
+		this.longMoment = from?.longMoment;
 	}
 
 	/** Each record once, in the order first read; at most the Limit. */
@@ -117,7 +123,7 @@ export class ListReader {
 
 	/** Where the read has reached; undefined at the list's start. */
 	get position(): ListPosition | undefined {
-		return this.anchor && { ...this.anchor, size: this.size, fixedPage: this.fixedPage };
+		return this.anchor && { ...this.anchor, size: this.size, fixedPage: this.fixedPage, longMoment: this.longMoment };
 	}
 
 	/** The windows still to read by the service's `total`; undefined without a total. */
@@ -140,6 +146,11 @@ export class ListReader {
 	async readWindow(): Promise<boolean> {
 		if (this.ending !== undefined) return false;
 		if (this.windowsRead++ >= MAX_WINDOWS) throw endlessList(this.context, this.list, MAX_WINDOWS, this.requestFor);
+		if (this.bareFirst !== undefined) {
+			// The rest of a bare array is read from its start again (bareList.ts).
+			this.pass += 1;
+			return this.finish({}, await bareListAnswers((limit) => this.askBare(limit), this.wanted, this.bareFirst));
+		}
 		const window = this.nextWindow();
 		const answer = await askList(this.context, this.list, this.requestFor, { page: window.page, limit: window.limit });
 		this.answeredAt = answer.answeredAt;
@@ -149,8 +160,12 @@ export class ListReader {
 			return this.finish({ gap: 'the service answered a page with no list', stoppedShort: true });
 		if (page === undefined) return this.finish({ notAList: true }, [asObject(answer.body)]);
 		if (!page.bare) return this.take(window, page.records, page.total);
-		const first = { records: page.records, limit: window.limit };
-		return this.finish({}, await bareListAnswers((limit) => this.askBare(limit), this.wanted, first));
+		// A bare array's first answer is a window of it: one that is all of it ends the read.
+		this.bareFirst = { records: page.records, limit: window.limit };
+		for (const record of page.records) this.kept.set(this.identity(record), record);
+		this.lastRecords = page.records;
+		const all = page.records.length < Math.min(window.limit, MIN_PAGE_SIZE) || page.records.length >= this.wanted;
+		return all ? this.finish({}) : true;
 	}
 
 	private nextWindow(): Window {
@@ -173,7 +188,8 @@ export class ListReader {
 		let anchorAt = this.anchor === undefined || whole ? -1 : identities.indexOf(this.anchor.anchor);
 		if (held && anchorAt < 0) anchorAt = this.withinAnchorRun(records, asked.offset);
 		// Rule 6: longer than asked; or, asked for fewer than the service gave before and, asked again, without the anchor,
-		// the page of that size that follows the read — as many as that, or fewer than asked (the list's end), none read.
+		// the page of that size that follows the read — as many as that, or the list's end (fewer than asked, or the rest
+		// of its total) — none of it read before.
 		const followingPage =
 			held &&
 			anchorAt < 0 &&
@@ -181,7 +197,7 @@ export class ListReader {
 			asked.limit < this.size &&
 			this.size < Math.min(this.wanted, WINDOW) &&
 			(asked.page - 1) * this.size === this.end &&
-			(count === this.size || (count > 0 && count < asked.limit)) &&
+			(count === this.size || (count > 0 && (count < asked.limit || this.end + count === total))) &&
 			!identities.some((identity) => this.kept.has(identity));
 		if (count > asked.limit || followingPage) this.fixedPage = count > asked.limit ? count : this.size;
 		const fixed = this.fixedPage;
@@ -213,7 +229,8 @@ export class ListReader {
 		// Rule 5.
 		const goesOn = said !== undefined ? this.end < said : count >= this.largestAnswer;
 		this.largestAnswer = Math.max(this.largestAnswer, count);
-		if (this.kept.size >= this.wanted) return this.finish({});
+		// Pages of a fixed size, which hold no anchor to ask beyond, end at their total too.
+		if (this.kept.size >= this.wanted || (fixed !== undefined && this.end === said)) return this.finish({});
 		const cut = fixed === undefined && fresh.length > 0 && count >= MIN_PAGE_SIZE && count <= LARGEST_PAGE && goesOn;
 		if (count < window.limit && !cut) {
 			const left = said !== undefined && said > this.end;
@@ -266,13 +283,15 @@ export class ListReader {
 
 	/**
 	 * Rule 2, where the anchor moved within its moment (the service orders a moment's records anew): a window that begins
-	 * inside the anchor's run, read whole before, holds its records up to where the anchor stood, and what follows.
+	 * inside the anchor's run, read whole before, holds records of it, each read, up to where the anchor stood.
 	 */
 	private withinAnchorRun(records: IDataObject[], offset: number): number {
 		const { moment, runFrom, at } = this.anchor!;
 		const last = at - offset;
 		if (runFrom === undefined || offset < runFrom || last >= records.length) return -1;
-		return records.slice(0, last + 1).every((record) => this.list.momentOf?.(record) === moment) ? last : -1;
+		const ofTheRun = (record: IDataObject) =>
+			this.list.momentOf?.(record) === moment && this.passRead.has(this.identity(record));
+		return records.slice(0, last + 1).every(ofTheRun) ? last : -1;
 	}
 
 	/** Rule 4: asked again as far as the total moved (or half a window back), once; then the read starts over. */
