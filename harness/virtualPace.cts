@@ -74,8 +74,10 @@ export interface VirtualRunOptions {
 	retryDelayMs: number;
 	/** What a request may wait through refusals: (Retries + 1) × Timeout. */
 	patienceMs?: number;
-	/** Round trip to the service; each request's is up to 4 ms longer, at random (fixed seed). */
+	/** Round trip to the service; each request's is up to 4 ms longer, at random. */
 	roundTripMs?: number;
+	/** The seed of that randomness (41 unless set). */
+	seed?: number;
 	/** The service, as its pace is remembered for later runs: a run given another's starts where that one left off. */
 	service?: string;
 	/**
@@ -107,7 +109,7 @@ export async function paceAgainst(
 		return remembered;
 	};
 	const refusals = new Refusals(service, 0);
-	const random = seededRandom(41);
+	const random = seededRandom(options.seed ?? 41);
 	const halfTrip = (options.roundTripMs ?? 20) / 2;
 	const run: VirtualRun = { served: 0, refused: 0, outwaited: 0, ms: 0, receivedAt: [], gaveUpAfter: [] };
 
