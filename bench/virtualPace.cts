@@ -5,7 +5,7 @@ import type { RefusalSettings } from '../sandbox/refusals.cts';
 import { mostInASecond } from '../sandbox/refusals.cts';
 
 /**
- * `npm run bench:virtual-pace [-- --write-docs] [-- --json]`: the pace (in nodes/shared/transport/) against the
+ * `npm run bench:virtual-pace [-- --write-docs] [-- --json]`: the pace (nodes/shared/transport/pace/) against the
  * sandbox's refusals in virtual time (harness/virtualPace.cts), over grids of shapes: the lone runs of
  * `npm run bench:pace`'s kind, lone runs over many limits and every Retry-After form, queue-mode workers sharing a
  * limit, a service refusing for good, and the special shapes of test/behaviour/pace.test.cts. Each group's line gives

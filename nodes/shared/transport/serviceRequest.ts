@@ -6,18 +6,18 @@ import type { FailedAttempt, FailFunction } from './attemptOutcome';
 import { backoffMs, isFailedAttempt, outcomeOfAnswer, outcomeOfNoAnswer } from './attemptOutcome';
 import type { AttemptResult } from './send';
 import { sendAttempt } from './send';
-import type { Ticket } from './learnedPace';
-import type { ServicePace } from './servicePace';
-import { servicePace, untilStop } from './servicePace';
+import type { Ticket } from './pace/adaptiveRate';
+import type { ServicePace } from './pace/servicePace';
+import { servicePace } from './pace/servicePace';
 import type { ServiceContext } from './session';
 import { cancelSignal, serviceSession, serviceUrl } from './session';
 
 /**
  * The only way the node talks to the service. One request, start to end: the run's session (credential read once),
- * the URL, then attempts — each waiting for the run's pace (servicePace.ts), sent with its own deadline (send.ts), its
- * answer read for its outcome (attemptOutcome.ts) and told to the pace — sent again only after a failure that may pass, and a create never
- * once the service may have acted on it; a request the service keeps refusing gives up at its bound, counted from its
- * first attempt; Stop cuts waits short. Every failure becomes an n8n error for the item, with the service's own
+ * the URL, then attempts — each waiting for the service's pace (pace/servicePace.ts), sent with its own deadline
+ * (send.ts), its answer read for its outcome (attemptOutcome.ts) and told to the pace — sent again only after a failure
+ * that may pass, and a create never once the service may have acted on it; a request the service keeps refusing gives
+ * up at its bound, counted from its first attempt; Stop cuts waits short. Every failure becomes an n8n error for the item, with the service's own
  * message and HTTP status, never the token.
  */
 
@@ -92,14 +92,14 @@ export async function serviceRequest(
 	};
 	const stopped = (problem: string) => fail(`The execution was stopped ${problem}; the request was not repeated`);
 
-	const pace = servicePace(this, policy, origin, session.token);
+	const pace = servicePace(origin, session.token);
 	// While the service refuses, a request may wait as long as its attempts could have taken, from its first one.
 	const patienceMs = (policy.maxRetries + 1) * policy.timeoutMs;
 	const since = Date.now();
 	let refusedOnce = false;
 	let anAttemptMayHaveActed = false;
 	for (let failures = 0; ; ) {
-		const ticket = await pace.acquire({ stop, since, patienceMs });
+		const ticket = await pace.acquire({ stop, since, patienceMs, retryDelayMs: policy.retryDelayMs });
 		if (ticket === 'stopped')
 			throw stopped(refusedOnce ? 'while the service asked to wait' : 'before the request was sent');
 		if (ticket === 'outwaited') {
@@ -118,10 +118,7 @@ export async function serviceRequest(
 			authorization: session.authorization,
 			timeoutMs: policy.timeoutMs,
 		});
-		if ('error' in sent && sent.cancelled) {
-			pace.unanswered();
-			throw stopped('while waiting for the service');
-		}
+		if ('error' in sent && sent.cancelled) throw stopped('while waiting for the service');
 		let outcome: ServiceResponse | FailedAttempt | undefined;
 		try {
 			outcome =
@@ -129,7 +126,7 @@ export async function serviceRequest(
 					? outcomeOfAnswer(sent.response, request, anAttemptMayHaveActed, session.token, fail)
 					: outcomeOfNoAnswer(sent.error, sent.timedOut, origin, policy.timeoutMs);
 		} finally {
-			tellPace(pace, ticket, 'response' in sent, outcome);
+			if ('response' in sent) tellPace(pace, ticket, outcome);
 		}
 		if (!isFailedAttempt(outcome)) return { ...outcome, answeredAt: answerDate(sent) };
 		refusedOnce ||= outcome.refusal !== undefined;
@@ -159,17 +156,28 @@ export async function serviceRequest(
 	}
 }
 
-/** What the pace learns of an attempt: refused (429, 503), answered otherwise, or no answer at all. */
-function tellPace(
-	pace: ServicePace,
-	ticket: Ticket,
-	answered: boolean,
-	outcome: ServiceResponse | FailedAttempt | undefined,
-): void {
-	if (!answered) pace.unanswered();
-	else if (outcome && isFailedAttempt(outcome) && outcome.refusal)
+/** What the pace learns of an answer: refused (429, 503), or taken (any other answer). */
+function tellPace(pace: ServicePace, ticket: Ticket, outcome: ServiceResponse | FailedAttempt | undefined): void {
+	if (outcome && isFailedAttempt(outcome) && outcome.refusal)
 		pace.refused(ticket, { ...outcome.refusal, problem: outcome.problem, httpCode: outcome.httpCode! });
 	else pace.answered(ticket);
+}
+
+/** Waits for `done` unless Stop comes first; says whether Stop came. */
+async function untilStop(done: Promise<unknown>, stop: AbortSignal | undefined): Promise<boolean> {
+	if (stop === undefined) {
+		await done;
+		return false;
+	}
+	if (stop.aborted) return true;
+	let onStop: () => void = () => undefined;
+	const stopping = new Promise<void>((resolve) => {
+		onStop = resolve;
+		stop.addEventListener('abort', onStop, { once: true });
+	});
+	await Promise.race([done, stopping]);
+	stop.removeEventListener('abort', onStop);
+	return stop.aborted;
 }
 
 function answerDate(sent: AttemptResult): number | undefined {
