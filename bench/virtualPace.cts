@@ -34,7 +34,7 @@ const total = (steps: Step[]) => steps.reduce((sum, step) => sum + step.count, 0
 const most = (steps: Step[]) => Math.max(...steps.map((step) => step.concurrency));
 /** The floor: the requests taken ÷ the rate, in ms. */
 const floorMs = (run: VirtualRun, shape: Shape) => (run.served / shape.perSecond!) * 1000;
-/** The targets at a limited service: all through, ≤ 1.10× the floor, refused ≤ 5% + the run's Concurrency. */
+/** The targets at a limited service: all through, ≤ 1.10× the floor, refused ≤ 5% + the run's Concurrency. */
 const limitedTarget = (run: VirtualRun, shape: Shape) =>
 	run.served === total(shape.steps) &&
 	run.ms <= 1.1 * floorMs(run, shape) &&

@@ -25,7 +25,7 @@ const RETRY_AFTER_FORMS: Array<NonNullable<RefusalSettings['retryAfter']>> = [
 	'none',
 ];
 
-/** The targets at a limited service: refused at most 5% of the requests taken, and the run's Concurrency. */
+/** The targets at a limited service: refused at most 5% of the requests taken, and the run's Concurrency. */
 const mostRefused = (taken: number, concurrency: number) => 0.05 * taken + concurrency;
 
 describe('the pace against a steady limit (virtual time)', () => {
