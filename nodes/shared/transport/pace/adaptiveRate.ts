@@ -23,10 +23,7 @@ const MIN_RATE = 0.5;
 const MEASURED_OVER_MS = 1000;
 
 /** A request let out: when, and how many cuts were made before it. */
-export interface Ticket {
-	sentAt: number;
-	cuts: number;
-}
+export type Ticket = { sentAt: number; cuts: number };
 
 export class AdaptiveRate {
 	/** Requests a second, undefined while the bucket is off; the tokens in it, as of tokensAt (ms). */

@@ -48,14 +48,16 @@ export class ServicePace {
 
 	constructor(private readonly clock: PaceClock = { now: () => Date.now(), sleep }) {}
 
-	/** The latest refusal that cut the rate. */
 	get latestRefusal(): Refusal | undefined {
 		return this.refusal;
 	}
 
-	/** Waits until the request may go out, in the order of first attempts, and lets it out with a ticket. */
+	/** Lets the request out with a ticket: at once if nobody waits and nothing holds it back, else in its turn. */
 	async acquire(request: TicketRequest): Promise<Ticket | NoTicket> {
 		if (request.stop?.aborted) return 'stopped';
+		const now = this.clock.now();
+		if (this.queue.length === 0 && this.refusingSince === undefined && this.waitMs(request, now) <= 0)
+			return this.rate.take(now);
 		return await new Promise<Ticket | NoTicket>((resolve) => {
 			const onStop = () => waiter.settle('stopped');
 			const waiter: Waiter = {
@@ -91,19 +93,17 @@ export class ServicePace {
 	}
 
 	/**
-	 * Lets out each waiter whose pause is over (as long as Retry-After asked, or its Retry Wait) while the bucket has a
-	 * token; gives up on those that have waited through refusals as long as they may, from their first attempt or from
-	 * when the refusals began; and sleeps until the next of these.
+	 * Lets out each waiter whose pause is over while the bucket has a token; gives up on those that have waited through
+	 * refusals as long as they may, from their first attempt or from when the refusals began; and sleeps until the next.
 	 */
 	private dispatch(): void {
 		const now = this.clock.now();
-		const { refusal, refusingSince } = this;
+		const { refusingSince } = this;
 		let nextMs = Infinity;
 		for (const waiter of [...this.queue]) {
 			const outwaitedMs =
 				refusingSince === undefined ? Infinity : Math.max(waiter.since, refusingSince) + waiter.patienceMs - now;
-			const pausedMs = refusal ? refusal.at + (refusal.retryAfterMs ?? waiter.retryDelayMs) - now : 0;
-			const waitMs = Math.max(pausedMs, this.rate.waitMs(now));
+			const waitMs = this.waitMs(waiter, now);
 			if (outwaitedMs <= 0) waiter.settle('outwaited');
 			else if (waitMs <= 0) waiter.settle(this.rate.take(now));
 			else nextMs = Math.min(nextMs, outwaitedMs, waitMs);
@@ -114,6 +114,12 @@ export class ServicePace {
 		if (this.wakeAt !== undefined && this.wakeAt <= at && this.wakeAt > now) return;
 		this.wakeAt = at;
 		this.sleepTowards(at, now);
+	}
+
+	/** How long a request waits: for its pause (as long as Retry-After asked, or its Retry Wait), and for a token. */
+	private waitMs(request: TicketRequest, now: number): number {
+		const paused = this.refusal ? this.refusal.at + (this.refusal.retryAfterMs ?? request.retryDelayMs) - now : 0;
+		return Math.max(paused, this.rate.waitMs(now));
 	}
 
 	private sleepTowards(at: number, now: number): void {
