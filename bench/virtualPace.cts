@@ -8,9 +8,10 @@ import { mostInASecond } from '../sandbox/refusals.cts';
  * `npm run bench:virtual-pace [-- --write-docs] [-- --json]`: the pace (nodes/shared/transport/pace/) against the
  * sandbox's refusals in virtual time (harness/virtualPace.cts), over grids of shapes: the lone runs of
  * `npm run bench:pace`'s kind, lone runs over many limits and every Retry-After form, queue-mode workers sharing a
- * limit, a service refusing for good, and the special shapes of test/behaviour/pace.test.cts. Each group's line gives
- * the rate the service's requests were taken at, the requests refused, the requests given up, and how many shapes met
- * the group's target. With --write-docs the table replaces the one in docs/measured/pace-virtual.md.
+ * limit, a service refusing for good, refusals at random with no limit (as the fault-injection suite's), and the
+ * special shapes of test/behaviour/pace.test.cts. Each group's line gives the rate the service's requests were taken
+ * at, the requests refused, the requests given up, and how many shapes met the group's target. With --write-docs the
+ * table replaces the one in docs/measured/pace-virtual.md.
  */
 
 interface Shape {
@@ -25,8 +26,9 @@ interface Group {
 	name: string;
 	target: string;
 	shapes: Shape[];
-	/** Whether one run met the group's target. */
-	met(run: VirtualRun, shape: Shape): boolean;
+	/** Whether one run met the group's target, against the same run with no pace where the group asks for it. */
+	met(run: VirtualRun, shape: Shape, withoutPace?: VirtualRun): boolean;
+	againstNoPace?: boolean;
 }
 
 const FORMS: Array<NonNullable<RefusalSettings['retryAfter']>> = ['seconds', 'date', 'zero', 'pastDate', 'none', 'huge'];
@@ -110,6 +112,25 @@ const forGoodShapes: Shape[] = FORMS.flatMap((retryAfter) =>
 	),
 );
 
+// As the fault-injection suite refuses: at random, no rate behind it; Retry Wait 1 ms, (Retries + 1) × Timeout 1 s.
+const atRandomShapes: Shape[] = [0.02, 0.035, 0.05].flatMap((share) =>
+	(['none', 'zero'] as const).flatMap((retryAfter) =>
+		[
+			Array.from({ length: 20 }, () => ({ count: 50, concurrency: 50 })),
+			Array.from({ length: 4 }, () => ({ count: 250, concurrency: 50 })),
+			Array.from({ length: 100 }, () => ({ count: 10, concurrency: 10 })),
+		].flatMap((steps) =>
+			[10, 30].flatMap((roundTripMs) =>
+				[1, 2].map((seed) => ({
+					service: { atRandom: { share, seed }, retryAfter },
+					steps,
+					options: options({ retryDelayMs: 1, patienceMs: 1000, roundTripMs, seed }),
+				})),
+			),
+		),
+	),
+);
+
 const special: Shape[] = [
 	...[
 		[5, 2000],
@@ -184,6 +205,14 @@ export const GROUPS: Group[] = [
 			mostInASecond(run.receivedAt.slice(8)) <= 4,
 	},
 	{
+		name: 'refused at random, no limit: 1,000 requests in runs of 50, 250 or 10 at once, 2%, 3.5% or 5% of them 429 bare or Retry-After 0, round trips of 10 or 30 ms, Timeout × (Retries + 1) = 1 s, 2 seeds',
+		target: 'all through, none given up, within 1.10× the time with no pace',
+		shapes: atRandomShapes,
+		againstNoPace: true,
+		met: (run, shape, withoutPace) =>
+			run.served === total(shape.steps) && run.outwaited === 0 && run.ms <= 1.1 * withoutPace!.ms,
+	},
+	{
 		name: "the pace tests' own shapes: another app taking part of 10 a second at first; gaps, then 600 at once; batches with 500 ms round trips; 4,000 at 100 a second; refused for 3 s",
 		target: 'all through',
 		shapes: special,
@@ -209,8 +238,11 @@ export async function measure(group: Group): Promise<Line> {
 	const shares: number[] = [];
 	for (const shape of group.shapes) {
 		const run = await paceAgainst(shape.service, shape.steps, shape.options);
+		const withoutPace = group.againstNoPace
+			? await paceAgainst(shape.service, shape.steps, { ...shape.options, withoutPace: true })
+			: undefined;
 		line.shapes += 1;
-		line.met += group.met(run, shape) ? 1 : 0;
+		line.met += group.met(run, shape, withoutPace) ? 1 : 0;
 		line.served += run.served;
 		line.refused += run.refused;
 		line.outwaited += run.outwaited;
