@@ -125,10 +125,23 @@ export async function paceAgainst(
 				return;
 			}
 			run.refused += 1;
+			const retryAfter = retryAfterMs(refusal.headers['retry-after'], clock.now());
+			if (refusal.status === 503 && retryAfter === undefined) {
+				// A bare 503 is a passing error, as serviceRequest reads it: tried again after the Retry Wait until the
+				// request's patience is spent, as its Retries would be.
+				pace.answered(ticket);
+				if (clock.now() >= since + (options.patienceMs ?? 120_000)) {
+					run.outwaited += 1;
+					run.gaveUpAfter.push(clock.now() - since);
+					return;
+				}
+				await clock.sleep(options.retryDelayMs);
+				continue;
+			}
 			if (options.withoutPace) continue;
 			pace.refused(ticket, {
 				why: refusal.status === 429 ? 'rate' : 'unavailable',
-				retryAfterMs: retryAfterMs(refusal.headers['retry-after'], clock.now()),
+				retryAfterMs: retryAfter,
 				problem: 'refused',
 				httpCode: String(refusal.status),
 			});

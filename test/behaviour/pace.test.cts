@@ -142,9 +142,14 @@ describe('the pace against a steady limit (virtual time)', () => {
 });
 
 describe('the pace against a service that refuses (virtual time)', () => {
+	// A 503 refuses as a 429 does when it says how long to wait; a bare 503 is a passing error, as 502 and 504 are.
 	test.each(
 		RETRY_AFTER_FORMS.flatMap((retryAfter) =>
-			[0, 1000].flatMap((retryDelayMs) => ([429, 503] as const).map((status) => [retryAfter, retryDelayMs, status] as const)),
+			[0, 1000].flatMap((retryDelayMs) =>
+				([429, 503] as const)
+					.filter((status) => status === 429 || retryAfter !== 'none')
+					.map((status) => [retryAfter, retryDelayMs, status] as const),
+			),
 		),
 	)(
 		'refused for good with Retry-After %s, Retry Wait %j ms, HTTP %j: after the 8 first attempts, at most 4 requests in any second, and each request gives up at its bound',
@@ -296,6 +301,29 @@ describe('a service that refuses every request, through the engine', () => {
 		expect(result.items.filter((item) => String(item.json.error).startsWith('The service answered HTTP 503'))).toHaveLength(8);
 		expect(mostInASecond(afterFirstAttempts(8))).toBeLessThanOrEqual(4);
 		expect(seconds).toBeLessThan(2.5);
+	}, 10_000);
+
+	test('a bare 503 for good is a passing error, as 502 and 504: each item is tried Retries + 1 times, and the rate is not cut', async () => {
+		sandbox().refuse({ everyRequest: 'forGood', status: 503, retryAfter: 'none' });
+
+		const result = await runNode({
+			parameters: getSerials({ timeout: 500, maxRetries: 2, retryDelay: 0 }),
+			credentials: credentials(),
+			items: serials(8),
+			continueOnFail: true,
+		});
+
+		expect(result.items.map((item) => item.json.error)).toEqual(
+			Array(8).fill('The service answered HTTP 503: Service Unavailable, after 3 attempts'),
+		);
+		expect(sandbox().requests).toHaveLength(8 * 3);
+		// The next run, the service back, sends its lookups Concurrency at once: nothing holds it back.
+		sandbox().refuse(undefined);
+		sandbox().latencyMs = 70;
+		sandbox().state.createSerialNumbers(serials(16).map((item) => ({ serialNumber: item.json.serial as string })));
+		const next = await runNode({ parameters: getSerials({ concurrency: 16 }), credentials: credentials(), items: serials(16) });
+		expect(next.items.filter((item) => item.json.found === true)).toHaveLength(16);
+		expect(sandbox().peakInFlight).toBe(16);
 	}, 10_000);
 
 	test('refusing for a while, then taking requests: every item comes through, and while it refused at most 4 requests a second after the first attempts', async () => {

@@ -72,8 +72,8 @@ describe('queue mode in virtual time: two workers, each with the pace its ten ex
 describe("one execution's Options never govern another's requests, through the engine", () => {
 	test("another workflow's Retry Wait: a lookup the service takes at once is sent and found, not failed as refused", async () => {
 		sandbox().state.createSerialNumbers([{ serialNumber: 'S-0' }]);
-		// The service is unavailable for one request only, without Retry-After.
-		sandbox().faultQueue.push({ status: 503, body: { message: 'Service Unavailable' } });
+		// The service refuses one request only, without Retry-After.
+		sandbox().faultQueue.push({ status: 429, body: { message: 'Too many requests' } });
 		let stopFirst: () => void = () => undefined;
 		// A workflow with Retry Wait 30 s meets it and pauses for 30 s; the service's pace is cut to its slowest.
 		const first = runNode({
