@@ -1,4 +1,4 @@
-import type { PaceClock } from '../nodes/shared/transport/pace/servicePace';
+import type { PaceClock, Refused } from '../nodes/shared/transport/pace/servicePace';
 import { ServicePace } from '../nodes/shared/transport/pace/servicePace';
 import { retryAfterMs } from '../nodes/shared/transport/attemptOutcome';
 import { seededRandom } from '../sandbox/random.cts';
@@ -102,19 +102,19 @@ export async function paceAgainst(
 	const halfTrip = (options.roundTripMs ?? 20) / 2;
 	const run: VirtualRun = { served: 0, refused: 0, outwaited: 0, ms: 0, receivedAt: [], gaveUpAfter: [] };
 
+	const patienceMs = options.patienceMs ?? 120_000;
 	const request = async (pace: ServicePace) => {
 		const since = clock.now();
+		let firstSentAt: number | undefined;
+		let refused: Refused | undefined;
+		const giveUp = () => {
+			run.outwaited += 1;
+			run.gaveUpAfter.push(clock.now() - since);
+		};
 		for (;;) {
-			const ticket = await pace.acquire({
-				since,
-				patienceMs: options.patienceMs ?? 120_000,
-				retryDelayMs: options.retryDelayMs,
-			});
-			if (ticket === 'stopped' || ticket === 'outwaited') {
-				run.outwaited += 1;
-				run.gaveUpAfter.push(clock.now() - since);
-				return;
-			}
+			const ticket = await pace.acquire({ since, patienceMs, retryDelayMs: options.retryDelayMs, refused });
+			if (ticket === 'stopped' || ticket === 'outwaited') return giveUp();
+			firstSentAt ??= ticket.sentAt;
 			await clock.sleep(halfTrip + random() * 2);
 			run.receivedAt.push(clock.now());
 			const refusal = refusals.take(clock.now());
@@ -126,25 +126,17 @@ export async function paceAgainst(
 			}
 			run.refused += 1;
 			const retryAfter = retryAfterMs(refusal.headers['retry-after'], clock.now());
-			if (refusal.status === 503 && retryAfter === undefined) {
-				// A bare 503 is a passing error, as serviceRequest reads it: tried again after the Retry Wait until the
-				// request's patience is spent, as its Retries would be.
-				pace.answered(ticket);
-				if (clock.now() >= since + (options.patienceMs ?? 120_000)) {
-					run.outwaited += 1;
-					run.gaveUpAfter.push(clock.now() - since);
-					return;
-				}
-				await clock.sleep(options.retryDelayMs);
+			if (refusal.status === 429 || retryAfter !== undefined) {
+				if (!options.withoutPace) pace.refused(ticket, retryAfter);
+				refused = { at: clock.now(), retryAfterMs: retryAfter, firstSentAt };
 				continue;
 			}
-			if (options.withoutPace) continue;
-			pace.refused(ticket, {
-				why: refusal.status === 429 ? 'rate' : 'unavailable',
-				retryAfterMs: retryAfter,
-				problem: 'refused',
-				httpCode: String(refusal.status),
-			});
+			// A bare 503 is a passing error, as serviceRequest reads it: tried again after the Retry Wait until the
+			// request's patience is spent, as its Retries would be.
+			pace.answered(ticket);
+			refused = undefined;
+			if (clock.now() >= firstSentAt + patienceMs) return giveUp();
+			await clock.sleep(options.retryDelayMs);
 		}
 	};
 	// Each step's requests wait in one line, which every worker takes from.

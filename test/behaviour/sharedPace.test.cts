@@ -3,7 +3,7 @@ import { getSerials, serials, timed } from '../../harness/serialLookups.cts';
 import { paceAgainst } from '../../harness/virtualPace.cts';
 import { runNode } from '../../harness/workflowRunner.cts';
 import { retryAfterMs } from '../../nodes/shared/transport/attemptOutcome';
-import type { ServicePace } from '../../nodes/shared/transport/pace/servicePace';
+import type { Refused, ServicePace } from '../../nodes/shared/transport/pace/servicePace';
 import { servicePace } from '../../nodes/shared/transport/pace/servicePace';
 
 /**
@@ -155,19 +155,17 @@ class ChangingLimit {
 /** One request through `pace`, sent as serviceRequest sends it (10 ms each way); resolves when the service took it. */
 async function sendThrough(pace: ServicePace, service: ChangingLimit): Promise<void> {
 	const since = Date.now();
+	let refused: Refused | undefined;
 	for (;;) {
-		const ticket = await pace.acquire({ since, patienceMs: 4 * 30_000, retryDelayMs: 1000 });
+		const ticket = await pace.acquire({ since, patienceMs: 4 * 30_000, retryDelayMs: 1000, refused });
 		if (typeof ticket === 'string') throw new Error(ticket);
 		await new Promise((resolve) => setTimeout(resolve, 10));
 		const refusal = service.take(Date.now());
 		await new Promise((resolve) => setTimeout(resolve, 10));
 		if (refusal === undefined) return pace.answered(ticket);
-		pace.refused(ticket, {
-			why: 'rate',
-			retryAfterMs: retryAfterMs(refusal, Date.now()),
-			problem: 'the service is limiting the rate of requests (HTTP 429)',
-			httpCode: '429',
-		});
+		const retryAfter = retryAfterMs(refusal, Date.now());
+		pace.refused(ticket, retryAfter);
+		refused = { at: Date.now(), retryAfterMs: retryAfter, firstSentAt: since };
 	}
 }
 

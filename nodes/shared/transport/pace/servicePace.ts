@@ -1,14 +1,13 @@
 import { sleep } from 'n8n-workflow';
 
-import type { RefusalReason } from '../attemptOutcome';
 import type { Ticket } from './adaptiveRate';
 import { AdaptiveRate } from './adaptiveRate';
 
 /**
  * The service's gate. Every request of every run in this n8n process that sends to one service (its origin) with one
- * token waits here, in the order of its first attempt, until the pause after a refusal is over and the rate
- * (adaptiveRate.ts) has a token for it, or Stop comes, or it has waited through refusals as long as it may. Only speed
- * depends on what the gate keeps: another worker, or n8n after a restart, starts with the bucket off.
+ * token waits here, in the order of its first attempt, until the pauses of its own refusal and of the latest cut are
+ * over and the rate (adaptiveRate.ts) has a token for it, or Stop comes, or the service refused it as long as it may.
+ * Only speed depends on what the gate keeps: a request held for the rate or for others' refusals never gives up.
  */
 
 /** The longest the gate sleeps at once (docs/reliability.md): a wake further off is slept towards in steps. */
@@ -16,19 +15,19 @@ const LONGEST_SLEEP_MS = 1000;
 /** The services whose pace is kept, at most (docs/reliability.md); the one used least recently is dropped first. */
 const MAX_SERVICES = 100;
 
-/** Why a request got no ticket: Stop, or it waited through refusals as long as it may. */
+/** Why a request got no ticket: Stop, or the service refused it as long as it may. */
 export type NoTicket = 'stopped' | 'outwaited';
 
-/** A refusal as the service gave it; what it said, and its HTTP status, are what a request that gives up reports. */
-export type Refusal = RefusalReason & { problem: string; httpCode: string };
+/** A request's latest attempt, refused: when (ms), what Retry-After asked, and when its first attempt went out. */
+export type Refused = { at: number; retryAfterMs: number | undefined; firstSentAt: number };
 
 export interface TicketRequest {
-	/** The request's first attempt (ms since the epoch). */
+	/** When the request first asked for a ticket (ms since the epoch): its place in line. */
 	since: number;
-	/** How long it may wait while the service refuses: (Retries + 1) × Timeout. */
+	/** How long it may take while the service refuses it, (Retries + 1) × Timeout; and its Retry Wait. */
 	patienceMs: number;
-	/** Its Retry Wait: how long it pauses after a refusal that did not say (Retry-After). */
 	retryDelayMs: number;
+	refused?: Refused;
 	stop?: AbortSignal;
 }
 
@@ -40,23 +39,18 @@ type Waiter = TicketRequest & { settle(ticket: Ticket | NoTicket): void };
 export class ServicePace {
 	private readonly rate = new AdaptiveRate();
 	private readonly queue: Waiter[] = [];
-	/** The latest refusal that cut the rate, and when it came. */
-	private refusal: (Refusal & { at: number }) | undefined;
-	/** When the first request the service refused since it last took one was sent; undefined while it takes them. */
-	private refusingSince: number | undefined;
+	/** The latest refusal that cut the rate (every request waits as it asked), and when the service last took one. */
+	private pause: Omit<Refused, 'firstSentAt'> | undefined;
+	private takenAt = -Infinity;
 	private wakeAt: number | undefined;
 
 	constructor(private readonly clock: PaceClock = { now: () => Date.now(), sleep }) {}
-
-	get latestRefusal(): Refusal | undefined {
-		return this.refusal;
-	}
 
 	/** Lets the request out with a ticket: at once if nobody waits and nothing holds it back, else in its turn. */
 	async acquire(request: TicketRequest): Promise<Ticket | NoTicket> {
 		if (request.stop?.aborted) return 'stopped';
 		const now = this.clock.now();
-		if (this.queue.length === 0 && this.refusingSince === undefined && this.waitMs(request, now) <= 0)
+		if (this.queue.length === 0 && this.waitMs(request, now) <= 0 && this.outwaitedMs(request, now) > 0)
 			return this.rate.take(now);
 		return await new Promise<Ticket | NoTicket>((resolve) => {
 			const onStop = () => waiter.settle('stopped');
@@ -78,31 +72,25 @@ export class ServicePace {
 
 	/** The service took a request (any answer but a refusal). */
 	answered(ticket: Ticket): void {
-		this.rate.taken(ticket, this.clock.now());
-		this.refusingSince = undefined;
+		this.takenAt = this.clock.now();
+		this.rate.taken(ticket, this.takenAt);
 		this.dispatch();
 	}
 
-	/** The service refused a request (429, 503): a refusal that cuts the rate pauses the requests waiting. */
-	refused(ticket: Ticket, refusal: Refusal): void {
+	/** The service refused a request (429, or 503 with Retry-After): if that cuts the rate, every request pauses. */
+	refused(ticket: Ticket, retryAfterMs: number | undefined): void {
 		const now = this.clock.now();
 		if (!this.rate.refused(ticket, now)) return;
-		this.refusal = { ...refusal, at: now };
-		this.refusingSince ??= ticket.sentAt;
+		this.pause = { at: now, retryAfterMs };
 		this.dispatch();
 	}
 
-	/**
-	 * Lets out each waiter whose pause is over while the bucket has a token; gives up on those that have waited through
-	 * refusals as long as they may, from their first attempt or from when the refusals began; and sleeps until the next.
-	 */
+	/** Lets out the waiters whose pauses are over while there are tokens; gives up on the outwaited; sleeps till next. */
 	private dispatch(): void {
 		const now = this.clock.now();
-		const { refusingSince } = this;
 		let nextMs = Infinity;
 		for (const waiter of [...this.queue]) {
-			const outwaitedMs =
-				refusingSince === undefined ? Infinity : Math.max(waiter.since, refusingSince) + waiter.patienceMs - now;
+			const outwaitedMs = this.outwaitedMs(waiter, now);
 			const waitMs = this.waitMs(waiter, now);
 			if (outwaitedMs <= 0) waiter.settle('outwaited');
 			else if (waitMs <= 0) waiter.settle(this.rate.take(now));
@@ -116,10 +104,16 @@ export class ServicePace {
 		this.sleepTowards(at, now);
 	}
 
-	/** How long a request waits: for its pause (as long as Retry-After asked, or its Retry Wait), and for a token. */
+	/** How long a request waits: for its own pause and the latest cut's (Retry-After, or its Retry Wait), and a token. */
 	private waitMs(request: TicketRequest, now: number): number {
-		const paused = this.refusal ? this.refusal.at + (this.refusal.retryAfterMs ?? request.retryDelayMs) - now : 0;
-		return Math.max(paused, this.rate.waitMs(now));
+		const paused = (refusal: Omit<Refused, 'firstSentAt'> | undefined) =>
+			refusal ? refusal.at + (refusal.retryAfterMs ?? request.retryDelayMs) - now : 0;
+		return Math.max(paused(this.pause), paused(request.refused), this.rate.waitMs(now));
+	}
+
+	/** Until a request gives up: refused at its latest attempt, once nothing is taken for its patience from its first. */
+	private outwaitedMs({ refused, patienceMs }: TicketRequest, now: number): number {
+		return refused ? Math.max(refused.firstSentAt, this.takenAt) + patienceMs - now : Infinity;
 	}
 
 	private sleepTowards(at: number, now: number): void {
