@@ -1,14 +1,14 @@
 /**
  * The one rule of the pace (docs/reliability.md, "At the service's pace"), the AWS SDK's adaptive retry mode's:
- * - Off until the service refuses a request (429 or 503): until then only the run's Concurrency limits it.
+ * - Off until a refusal cuts the rate: until then only the run's Concurrency limits it.
  * - Then a token bucket: each request takes a token; tokens come at `rate` a second, at most a second's worth held.
- * - At a refusal the bucket is empty, as the service's is, and the rate is cut to BETA of the rate the service took in
- *   the latest second (or of the rate, if that is lower): the rate it was cut from.
+ * - A refusal cuts the rate if the service refused more than MOST_REFUSED of the requests sent in the latest second
+ *   (fewer, no rate explains): the bucket is emptied, as the service's is, and the rate cut to BETA of what the service
+ *   took in that second (or of the rate, if lower): the rate it was cut from. A refusal of a request sent before the
+ *   latest cut cuts nothing: it was refused for the same push.
  * - At each success the rate follows one curve, CUBIC, in the time since the cut: back to the rate it was cut from
  *   after a while, then probing past it, faster and faster; never past MOST_OF_MEASURED times what the service took in
- *   the latest second, never under MIN_RATE.
- * - A refusal of a request sent before the latest cut cuts nothing: it was refused for the same push. A success of one
- *   shows that the service took that much before the refusal: the rate cut from was that high.
+ *   the latest second, never under MIN_RATE. A success of a request sent before the cut raises the rate cut from.
  */
 
 /** What is kept at a cut of the rate the service took (AWS's β; docs/reliability.md). */
@@ -21,6 +21,8 @@ const MOST_OF_MEASURED = 2;
 const MIN_RATE = 0.5;
 /** The window the service's rate is measured over (docs/reliability.md: a limit counts requests a second). */
 const MEASURED_OVER_MS = 1000;
+/** The share of the requests sent in that window that the service may refuse without a cut (docs/reliability.md). */
+const MOST_REFUSED = 0.1;
 
 /** A request let out: when, and how many cuts were made before it. */
 export type Ticket = { sentAt: number; cuts: number };
@@ -35,8 +37,10 @@ export class AdaptiveRate {
 	private cutAt = 0;
 	private rateBeforeCut = Infinity;
 	private cutFrom = 0;
-	/** When the service took each request, within the latest MEASURED_OVER_MS. */
-	private takenAt: number[] = [];
+	/** When each request of the latest MEASURED_OVER_MS was sent, taken, and refused (ms). */
+	private readonly sentAt: number[] = [];
+	private readonly takenAt: number[] = [];
+	private readonly refusedAt: number[] = [];
 
 	/** Milliseconds until a token is there (0: now). */
 	waitMs(now: number): number {
@@ -47,10 +51,9 @@ export class AdaptiveRate {
 
 	/** A request goes out now: it takes a token. */
 	take(now: number): Ticket {
-		if (this.rate !== undefined) {
-			this.refill(now);
-			this.tokens -= 1;
-		}
+		while (this.sentAt[0] <= now - MEASURED_OVER_MS) this.sentAt.shift();
+		this.sentAt.push(now);
+		if (this.rate !== undefined) this.tokens = this.refill(now) - 1;
 		return { sentAt: now, cuts: this.cuts };
 	}
 
@@ -67,11 +70,14 @@ export class AdaptiveRate {
 		this.tokens = Math.min(this.tokens, Math.max(this.rate, 1));
 	}
 
-	/** The service refused a request; says whether that cut the rate. */
+	/** The service refused a request for its rate; says whether that cut the rate. */
 	refused(ticket: Ticket, now: number): boolean {
 		if (ticket.cuts !== this.cuts) return false;
+		this.refusedAt.push(now);
+		const measured = this.measured(now);
+		if (this.refusedAt.length <= MOST_REFUSED * this.sentAt.length) return false;
 		this.rateBeforeCut = this.rate ?? Infinity;
-		this.cutFrom = Math.min(this.measured(now), this.rateBeforeCut);
+		this.cutFrom = Math.min(measured, this.rateBeforeCut);
 		this.rate = Math.max(MIN_RATE, BETA * this.cutFrom);
 		this.tokens = 0;
 		this.tokensAt = now;
@@ -82,13 +88,15 @@ export class AdaptiveRate {
 
 	/** Requests a second the service took in the latest MEASURED_OVER_MS. */
 	private measured(now: number): number {
-		while (this.takenAt.length > 0 && this.takenAt[0] <= now - MEASURED_OVER_MS) this.takenAt.shift();
+		for (const times of [this.sentAt, this.takenAt, this.refusedAt])
+			while (times.length > 0 && times[0] <= now - MEASURED_OVER_MS) times.shift();
 		return (this.takenAt.length * 1000) / MEASURED_OVER_MS;
 	}
 
-	private refill(now: number): void {
+	private refill(now: number): number {
 		const rate = this.rate!;
 		this.tokens = Math.min(Math.max(rate, 1), this.tokens + ((now - this.tokensAt) / 1000) * rate);
 		this.tokensAt = now;
+		return this.tokens;
 	}
 }
