@@ -14,7 +14,7 @@
 /** What is kept at a cut of the rate the service took (AWS's β; docs/reliability.md). */
 const BETA = 0.7;
 /** How fast the curve grows, in requests a second per second cubed (docs/reliability.md; AWS's 0.4 is for faster). */
-const CUBIC_SCALE = 0.005;
+const CUBIC_SCALE = 0.006;
 /** The most the rate grows to, times what the service took in the latest second (AWS's 2; docs/reliability.md). */
 const MOST_OF_MEASURED = 2;
 /** The slowest rate, in requests a second (AWS's minimum fill rate; docs/reliability.md). */
