@@ -5,12 +5,13 @@ import type { ServiceCredentials } from './workflowRunner.cts';
 
 /**
  * Starts one sandbox (service + object storage) for a test file and resets its data before each test, with a token of
- * its own: each test is another shop, so the pace a run remembers of a service (rememberedPace.ts) is the test's.
+ * its own: each test is another shop, so the pace the n8n process keeps for a service and token (transport/pace/) is
+ * the test's.
  * Returns accessors, since the sandbox exists only once `beforeAll` has run.
  */
 /**
- * Latency that takes a fresh run past its cautious start (transport/learnedPace.ts: one request at a time until 16
- * have been answered and a second has passed) within its first 16 requests, for tests of what comes after it.
+ * Latency long enough that a run's requests overlap, for tests of how many go out at once. (Its name is from the pace
+ * before transport/pace/, which sent one request at a time at first; a run now sends Concurrency at once from the start.)
  */
 export const PAST_CAUTIOUS_START_LATENCY_MS = 70;
 

@@ -1,13 +1,12 @@
-import type { PaceClock } from '../nodes/shared/transport/servicePace';
-import { ServicePace } from '../nodes/shared/transport/servicePace';
-import { rememberCalm } from '../nodes/shared/transport/rememberedPace';
+import type { PaceClock, Refused } from '../nodes/shared/transport/pace/servicePace';
+import { ServicePace } from '../nodes/shared/transport/pace/servicePace';
 import { retryAfterMs } from '../nodes/shared/transport/attemptOutcome';
 import { seededRandom } from '../sandbox/random.cts';
 import type { RefusalSettings } from '../sandbox/refusals.cts';
 import { Refusals } from '../sandbox/refusals.cts';
 
 /**
- * The run's pace (transport/servicePace.ts) against the sandbox's refusals, in virtual time: minutes of a rate-limited
+ * The service's pace (transport/pace/) against the sandbox's refusals, in virtual time: minutes of a rate-limited
  * import play out in milliseconds, exactly. The clock moves only once every pending promise has settled, to the next
  * timer. Each request waits for its ticket, reaches the service half a round trip later, and its answer comes back
  * after the other half; a refusal's Retry-After is read as the node reads it.
@@ -74,23 +73,22 @@ export interface VirtualRunOptions {
 	retryDelayMs: number;
 	/** What a request may wait through refusals: (Retries + 1) × Timeout. */
 	patienceMs?: number;
-	/** Round trip to the service; each request's is up to 4 ms longer, at random (fixed seed). */
+	/** Round trip to the service; each request's is up to 4 ms longer, at random. */
 	roundTripMs?: number;
-	/** The service, as its pace is remembered for later runs: a run given another's starts where that one left off. */
-	service?: string;
+	/** The seed of that randomness (41 unless set). */
+	seed?: number;
 	/**
 	 * Queue-mode workers sending to the service, each an n8n process with a pace of its own (1 unless set): each takes
-	 * the steps' requests from one shared line, `concurrency` at once, as workers take jobs from one queue. Each starts
-	 * `startsApartMs` after the one before, and remembers the service as calm if `calm` (runs before it were not
-	 * refused). With `runsAtOnce`, each request is an execution of its own that joins its worker's pace (as a worker's
-	 * ten executions at once, each one create, do); without, each worker's requests are one run's.
+	 * the steps' requests from one shared line, `concurrency` at once, as workers take jobs from one queue, and every
+	 * request of a worker goes through its pace, as the runs of one n8n process do. Each starts `startsApartMs` after
+	 * the one before.
 	 */
-	workers?: { count: number; startsApartMs: number; calm: boolean; runsAtOnce?: boolean };
+	workers?: { count: number; startsApartMs: number };
+	/** The pace told nothing of refusals, so never turned on: the run as the node would send it with no pace. */
+	withoutPace?: boolean;
 	/** Another app with the same token, taking `perSecond` of the limit for the first `forMs`, refused or not. */
 	otherApp?: { perSecond: number; forMs: number };
 }
-
-let services = 0;
 
 export async function paceAgainst(
 	service: RefusalSettings,
@@ -98,28 +96,25 @@ export async function paceAgainst(
 	options: VirtualRunOptions,
 ): Promise<VirtualRun> {
 	const clock = new VirtualClock();
-	const serviceKey = options.service ?? `virtual service ${(services += 1)}`;
-	const workers = options.workers ?? { count: 1, startsApartMs: 0, calm: false };
-	// Each worker is a process of its own: what it remembers of the service is its own too.
-	const rememberedOf = (worker: number) => {
-		const remembered = workers.count === 1 ? serviceKey : `${serviceKey} worker ${worker}`;
-		if (workers.calm) rememberCalm(remembered, true);
-		return remembered;
-	};
+	const workers = options.workers ?? { count: 1, startsApartMs: 0 };
 	const refusals = new Refusals(service, 0);
-	const random = seededRandom(41);
+	const random = seededRandom(options.seed ?? 41);
 	const halfTrip = (options.roundTripMs ?? 20) / 2;
 	const run: VirtualRun = { served: 0, refused: 0, outwaited: 0, ms: 0, receivedAt: [], gaveUpAfter: [] };
 
+	const patienceMs = options.patienceMs ?? 120_000;
 	const request = async (pace: ServicePace) => {
 		const since = clock.now();
+		let firstSentAt: number | undefined;
+		let refused: Refused | undefined;
+		const giveUp = () => {
+			run.outwaited += 1;
+			run.gaveUpAfter.push(clock.now() - since);
+		};
 		for (;;) {
-			const ticket = await pace.acquire({ since, patienceMs: options.patienceMs ?? 120_000 });
-			if (ticket === 'stopped' || ticket === 'outwaited') {
-				run.outwaited += 1;
-				run.gaveUpAfter.push(clock.now() - since);
-				return;
-			}
+			const ticket = await pace.acquire({ since, patienceMs, retryDelayMs: options.retryDelayMs, refused });
+			if (ticket === 'stopped' || ticket === 'outwaited') return giveUp();
+			firstSentAt ??= ticket.sentAt;
 			await clock.sleep(halfTrip + random() * 2);
 			run.receivedAt.push(clock.now());
 			const refusal = refusals.take(clock.now());
@@ -130,33 +125,31 @@ export async function paceAgainst(
 				return;
 			}
 			run.refused += 1;
-			pace.refused(ticket, {
-				why: refusal.status === 429 ? 'rate' : 'unavailable',
-				retryAfterMs: retryAfterMs(refusal.headers['retry-after'], clock.now()),
-				problem: 'refused',
-				httpCode: String(refusal.status),
-			});
+			const retryAfter = retryAfterMs(refusal.headers['retry-after'], clock.now());
+			if (refusal.status === 429 || retryAfter !== undefined) {
+				if (!options.withoutPace) pace.refused(ticket, retryAfter);
+				refused = { at: clock.now(), retryAfterMs: retryAfter, firstSentAt };
+				continue;
+			}
+			// A bare 503 is a passing error, as serviceRequest reads it: tried again after the Retry Wait until the
+			// request's patience is spent, as its Retries would be.
+			pace.answered(ticket);
+			refused = undefined;
+			if (clock.now() >= firstSentAt + patienceMs) return giveUp();
+			await clock.sleep(options.retryDelayMs);
 		}
 	};
 	// Each step's requests wait in one line, which every worker takes from.
 	const lines = steps.map(() => ({ next: 0 }));
-	const sendAll = async (worker: number) => {
-		const remembered = rememberedOf(worker);
-		let pace = new ServicePace(options.retryDelayMs, remembered, clock);
-		// With runsAtOnce each request is an execution, handed a pace as servicePace() hands one out: the worker's pace,
-		// joined, while it is open to new runs, or else a new one.
-		const paceOfRequest = () => {
-			if (!workers.runsAtOnce) return pace;
-			if (pace.openToNewRuns) return pace.joined();
-			pace = new ServicePace(options.retryDelayMs, remembered, clock);
-			return pace;
-		};
+	const sendAll = async () => {
+		// Each worker is a process of its own, with a pace of its own.
+		const pace = new ServicePace(clock);
 		for (const [index, step] of steps.entries()) {
 			const line = lines[index];
 			const slot = async () => {
 				while (line.next < step.count) {
 					line.next += 1;
-					await request(paceOfRequest());
+					await request(pace);
 					if (step.gapMs !== undefined) await clock.sleep(step.gapMs);
 				}
 			};
@@ -172,7 +165,7 @@ export async function paceAgainst(
 	const all = Promise.all([
 		...Array.from({ length: workers.count }, async (_, worker) => {
 			await clock.sleep(worker * workers.startsApartMs);
-			await sendAll(worker);
+			await sendAll();
 		}),
 		options.otherApp && otherApp(options.otherApp),
 	]);

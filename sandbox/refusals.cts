@@ -1,8 +1,12 @@
+import { seededRandom } from './random.cts';
+
 /**
  * How the sandbox refuses requests, each axis a switch of its own, any of them combined (`Sandbox.refuse`):
  * - `bucket`: a steady limit, as a service enforces one — a bucket of `burst` requests, refilled at `perSecond`; a
  *   request that finds it empty is refused;
  * - `everyRequest`: every request refused, for `forMs` milliseconds from when it is set, or `'forGood'`;
+ * - `atRandom`: a `share` of the requests that would pass refused at random (seeded), with no rate behind them, as the
+ *   fault-injection suite refuses;
  * - `status`: a refusal is 429 Too Many Requests (the default) or 503 Service Unavailable;
  * - `retryAfter`: what a refusal's Retry-After header says — `'seconds'` (the default): the whole seconds until a
  *   request would pass (at least 1; 1 when refusing for good); `'date'`: that moment as an HTTP date; `'zero'`;
@@ -13,6 +17,7 @@
 export interface RefusalSettings {
 	bucket?: { perSecond: number; burst: number };
 	everyRequest?: { forMs: number } | 'forGood';
+	atRandom?: { share: number; seed?: number };
 	status?: 429 | 503;
 	retryAfter?: 'seconds' | 'date' | 'zero' | 'pastDate' | 'huge' | 'none';
 }
@@ -41,6 +46,8 @@ export class Refusals {
 
 	private readonly refusingUntil: number;
 
+	private readonly random: () => number;
+
 	constructor(
 		readonly settings: RefusalSettings,
 		now = Date.now(),
@@ -49,11 +56,14 @@ export class Refusals {
 		this.refilledAt = now;
 		const { everyRequest } = settings;
 		this.refusingUntil = everyRequest === undefined ? now : everyRequest === 'forGood' ? Infinity : now + everyRequest.forMs;
+		this.random = seededRandom(settings.atRandom?.seed ?? 7);
 	}
 
 	/** Takes a request: undefined when it passes, or the status and headers of its refusal. */
 	take(now = Date.now()): { status: 429 | 503; headers: Record<string, string> } | undefined {
-		const passesInMs = this.passesInMs(now);
+		const { atRandom } = this.settings;
+		let passesInMs = this.passesInMs(now);
+		if (passesInMs === 0 && atRandom !== undefined && this.random() < atRandom.share) passesInMs = 1;
 		if (passesInMs === 0) return undefined;
 		this.refused += 1;
 		return { status: this.settings.status ?? 429, headers: this.retryAfter(now, passesInMs) };

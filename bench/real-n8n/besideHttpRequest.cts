@@ -213,7 +213,7 @@ function nodeUnderTest(side: Side, service: Service): Record<string, unknown> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 interface Row {
-	/** Whether this node's first run of the case was its first since n8n started (the pace's cautious start). */
+	/** Whether this node's first run of the case was its first since n8n started (shown apart: n8n warms up). */
 	firstSinceStart?: boolean;
 	line: string;
 	id: string;
@@ -251,9 +251,8 @@ function resultOf(runData: ExecutionData['data'] | undefined, itemCount: number,
 
 /**
  * The cases that measure time run as production executions of a started n8n (a POST to the workflow's webhook), as a
- * shop's workflows run: in one long-lived process, so a run finds what the runs before it left there (the pace of a
- * service that never refused, transport/rememberedPace.ts): the first case's first run is the first since n8n started,
- * and shown as such. (n8n 2.x started again for each case answers its REST API with errors for minutes at times.) A
+ * shop's workflows run: in one long-lived process, so a run finds what the runs before it left there (the service's
+ * pace, transport/pace/): the first case's first run is the first since n8n started, and shown as such. (n8n 2.x started again for each case answers its REST API with errors for minutes at times.) A
  * case that measures CPU runs each time in a process of its own (`n8n execute`), whose profile is written as it ends.
  */
 async function benchLine(version: string, tarball: string, cases: BenchCase[], runs: number): Promise<Row[]> {

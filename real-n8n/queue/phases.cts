@@ -176,7 +176,7 @@ export async function load(run: Run): Promise<void> {
  * 300 webhook calls, 50 in flight, each an execution that creates one registration (plain Create, answered when it
  * finishes), against a service that allows 5 requests a second: nothing lost, nothing twice, the requests it took a
  * second within 10% of its rate, at most 0.5 requests refused per request served (the executions a worker runs at
- * once learn one pace).
+ * once share one pace).
  */
 export async function rateLimited(run: Run): Promise<void> {
 	const { n8n, sandbox, say, check } = run;

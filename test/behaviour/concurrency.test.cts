@@ -39,7 +39,7 @@ describe('bounded concurrency', () => {
 		);
 	});
 
-	test('the default runs 50 at once, once a cautious start has met no limit', async () => {
+	test('the default runs 50 at once', async () => {
 		seedSerials(200);
 		sandbox().latencyMs = 20;
 

@@ -4,7 +4,7 @@ import type { IExecuteFunctions, INodeType } from 'n8n-workflow';
 import type { Misbehaviour, MisbehavingServer } from '../../harness/misbehavingServer.cts';
 import { startMisbehavingServer } from '../../harness/misbehavingServer.cts';
 import { connectionsTo, eventually, openBinaryFiles } from '../../harness/openHandles.cts';
-import { PAST_CAUTIOUS_START_LATENCY_MS, useSandbox } from '../../harness/sandbox.cts';
+import { useSandbox } from '../../harness/sandbox.cts';
 import { nodeTypes, PRODUCT_REGISTRATION_TYPE, runNode, storeBinary } from '../../harness/workflowRunner.cts';
 
 /**
@@ -148,12 +148,11 @@ describe('Stop', () => {
 
 	test('ends every request in flight: the node returns within 1 s and sends nothing afterwards', async () => {
 		const items = Array.from({ length: 80 }, (_, index) => ({ json: { serial: `SN-${index}` } }));
-		// The first 40 answer, so that the run is past its cautious start; the next 20 (Concurrency) hang.
-		sandbox().faultPlan = () =>
-			sandbox().requests.length > 40 ? { delayMs: 10_000 } : { delayMs: PAST_CAUTIOUS_START_LATENCY_MS };
+		// The first 40 answer; the next 20 (Concurrency) hang.
+		sandbox().faultPlan = () => (sandbox().requests.length > 40 ? { delayMs: 10_000 } : { delayMs: 20 });
 		let stoppedAt = 0;
 		const stop = (async () => {
-			await eventually(() => sandbox().inFlight >= 20, 5000);
+			await eventually(() => sandbox().requests.length >= 60 && sandbox().inFlight >= 20, 5000);
 			stoppedAt = Date.now();
 		})();
 

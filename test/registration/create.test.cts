@@ -233,7 +233,7 @@ describe('registration: Create', () => {
 		expect(sandbox().requestsTo('POST', '/api/registrations')).toHaveLength(2);
 	});
 
-	test('batches go out up to Concurrency (default 4) at once, once a cautious start has met no limit, and the output keeps the input order', async () => {
+	test('batches go out up to Concurrency (default 4) at once, and the output keeps the input order', async () => {
 		sandbox().latencyMs = PAST_CAUTIOUS_START_LATENCY_MS;
 
 		const result = await runNode({

@@ -1,7 +1,7 @@
 /**
  * Runs `work` for units 0..count-1 (items, batches, lookups), up to `concurrency` at once, starting them in order, and
  * returns each unit's failure. With `stopOnFailure`, the first failure stops further units from starting; those
- * already running finish. (How fast their requests may go is the service's pace: see transport/learnedPace.ts.)
+ * already running finish. (How fast their requests may go is the service's pace: see transport/pace/.)
  */
 export async function runConcurrently(
 	count: number,

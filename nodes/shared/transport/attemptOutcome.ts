@@ -36,13 +36,13 @@ export interface FailedAttempt {
 	httpCode?: string;
 	/** What the user can check when sending again did not help. */
 	help?: string;
-	/** The service refused the request, for its rate or as unavailable for now: the whole run waits. */
+	/** The service refused the request and said so (429, or 503 with Retry-After): it waits at the service's pace. */
 	refusal?: RefusalReason;
 }
 
 /** Why the service refused a request, and how long it asked to wait (Retry-After) when it said. */
 export interface RefusalReason {
-	/** Its rate (429), or unavailable for now (503), which teaches nothing of its rate. */
+	/** Its rate (429), or unavailable for as long as it said (503 with Retry-After). */
 	why: 'rate' | 'unavailable';
 	retryAfterMs: number | undefined;
 }
@@ -137,7 +137,9 @@ export function outcomeOfAnswer(
 			refusal: { why: 'rate', retryAfterMs: retryAfter },
 		};
 	}
-	if (statusCode === 503) {
+	// A 503 that says how long to wait refuses as a 429 does; without Retry-After it is a passing error, as 502 and 504
+	// are (docs/reliability.md).
+	if (statusCode === 503 && retryAfter !== undefined) {
 		return {
 			problem: `the service answered HTTP ${statusCode}${saying}`,
 			serviceMayHaveActed: true,
@@ -148,6 +150,7 @@ export function outcomeOfAnswer(
 	// A 500 to a create may come after the records were stored: its outcome is unknown, not a plain refusal.
 	if (
 		statusCode === 502 ||
+		statusCode === 503 ||
 		statusCode === 504 ||
 		(statusCode >= 500 && createsSomething(request))
 	) {

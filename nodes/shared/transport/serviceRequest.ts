@@ -6,18 +6,17 @@ import type { FailedAttempt, FailFunction } from './attemptOutcome';
 import { backoffMs, isFailedAttempt, outcomeOfAnswer, outcomeOfNoAnswer } from './attemptOutcome';
 import type { AttemptResult } from './send';
 import { sendAttempt } from './send';
-import type { Ticket } from './learnedPace';
-import type { ServicePace } from './servicePace';
-import { servicePace, untilStop } from './servicePace';
+import type { Refused } from './pace/servicePace';
+import { servicePace } from './pace/servicePace';
 import type { ServiceContext } from './session';
 import { cancelSignal, serviceSession, serviceUrl } from './session';
 
 /**
  * The only way the node talks to the service. One request, start to end: the run's session (credential read once),
- * the URL, then attempts — each waiting for the run's pace (servicePace.ts), sent with its own deadline (send.ts), its
- * answer read for its outcome (attemptOutcome.ts) and told to the pace — sent again only after a failure that may pass, and a create never
- * once the service may have acted on it; a request the service keeps refusing gives up at its bound, counted from its
- * first attempt; Stop cuts waits short. Every failure becomes an n8n error for the item, with the service's own
+ * the URL, then attempts — each waiting for the service's pace (pace/servicePace.ts), sent with its own deadline
+ * (send.ts), its answer read for its outcome (attemptOutcome.ts) and told to the pace — sent again only after a failure
+ * that may pass, and a create never once the service may have acted on it; a request the service keeps refusing gives
+ * up at its bound, counted from its first attempt; Stop cuts waits short. Every failure becomes an n8n error for the item, with the service's own
  * message and HTTP status, never the token.
  */
 
@@ -92,24 +91,25 @@ export async function serviceRequest(
 	};
 	const stopped = (problem: string) => fail(`The execution was stopped ${problem}; the request was not repeated`);
 
-	const pace = servicePace(this, policy, origin, session.token);
-	// While the service refuses, a request may wait as long as its attempts could have taken, from its first one.
+	const pace = servicePace(origin, session.token);
+	// While the service refuses it, a request may take as long as its attempts could have: from its first one.
 	const patienceMs = (policy.maxRetries + 1) * policy.timeoutMs;
 	const since = Date.now();
-	let refusedOnce = false;
+	let firstSentAt: number | undefined;
+	let refused: (Refused & { outcome: FailedAttempt }) | undefined;
 	let anAttemptMayHaveActed = false;
 	for (let failures = 0; ; ) {
-		const ticket = await pace.acquire({ stop, since, patienceMs });
+		const ticket = await pace.acquire({ stop, since, patienceMs, retryDelayMs: policy.retryDelayMs, refused });
 		if (ticket === 'stopped')
-			throw stopped(refusedOnce ? 'while the service asked to wait' : 'before the request was sent');
+			throw stopped(refused ? 'while the service asked to wait' : 'before the request was sent');
 		if (ticket === 'outwaited') {
-			const refusal = pace.latestRefusal!;
 			throw fail(
-				`${capitalized(refusal.problem)}. The service kept refusing for as long as this request may take: (Retries + 1) × Timeout = ${seconds(patienceMs)} from its first attempt`,
-				refusal.httpCode,
+				`${capitalized(refused!.outcome.problem)}. The service kept refusing for as long as this request may take: (Retries + 1) × Timeout = ${seconds(patienceMs)} from its first attempt`,
+				refused!.outcome.httpCode,
 				'The service is busy: run these items later, or raise Options > Retries or Timeout to give it longer.',
 			);
 		}
+		firstSentAt ??= ticket.sentAt;
 		const sent = await sendAttempt.call(this, {
 			method: request.method,
 			url,
@@ -118,10 +118,7 @@ export async function serviceRequest(
 			authorization: session.authorization,
 			timeoutMs: policy.timeoutMs,
 		});
-		if ('error' in sent && sent.cancelled) {
-			pace.unanswered();
-			throw stopped('while waiting for the service');
-		}
+		if ('error' in sent && sent.cancelled) throw stopped('while waiting for the service');
 		let outcome: ServiceResponse | FailedAttempt | undefined;
 		try {
 			outcome =
@@ -129,12 +126,16 @@ export async function serviceRequest(
 					? outcomeOfAnswer(sent.response, request, anAttemptMayHaveActed, session.token, fail)
 					: outcomeOfNoAnswer(sent.error, sent.timedOut, origin, policy.timeoutMs);
 		} finally {
-			tellPace(pace, ticket, 'response' in sent, outcome);
+			// The pace learns of answers only: refused (429, or 503 with Retry-After), or taken (any other).
+			const refusal = outcome && isFailedAttempt(outcome) ? outcome.refusal : undefined;
+			if (refusal) pace.refused(ticket, refusal.retryAfterMs);
+			else if ('response' in sent) pace.answered(ticket);
 		}
 		if (!isFailedAttempt(outcome)) return { ...outcome, answeredAt: answerDate(sent) };
-		refusedOnce ||= outcome.refusal !== undefined;
-		// The run pauses for a refusal for the rate, which spends none of the request's Retries.
-		if (outcome.refusal?.why === 'rate') continue;
+		const refusal = outcome.refusal;
+		refused = refusal && { at: Date.now(), retryAfterMs: refusal.retryAfterMs, firstSentAt, outcome };
+		// A refusal for the rate spends none of the request's Retries.
+		if (refusal?.why === 'rate') continue;
 		failures += 1;
 		if (request.method === 'POST' && outcome.serviceMayHaveActed) {
 			throw fail(
@@ -152,24 +153,28 @@ export async function serviceRequest(
 			);
 		}
 		anAttemptMayHaveActed ||= outcome.serviceMayHaveActed;
-		// An unavailable service pauses the whole run, which is this request's wait too.
-		if (outcome.refusal) continue;
+		// A refused request waits at the gate as long as the service asked.
+		if (refusal) continue;
 		if (await untilStop(sleep(backoffMs(policy.retryDelayMs, failures)), stop))
 			throw stopped(`while ${outcome.problem}`);
 	}
 }
 
-/** What the pace learns of an attempt: refused (429, 503), answered otherwise, or no answer at all. */
-function tellPace(
-	pace: ServicePace,
-	ticket: Ticket,
-	answered: boolean,
-	outcome: ServiceResponse | FailedAttempt | undefined,
-): void {
-	if (!answered) pace.unanswered();
-	else if (outcome && isFailedAttempt(outcome) && outcome.refusal)
-		pace.refused(ticket, { ...outcome.refusal, problem: outcome.problem, httpCode: outcome.httpCode! });
-	else pace.answered(ticket);
+/** Waits for `done` unless Stop comes first; says whether Stop came. */
+async function untilStop(done: Promise<unknown>, stop: AbortSignal | undefined): Promise<boolean> {
+	if (stop === undefined) {
+		await done;
+		return false;
+	}
+	if (stop.aborted) return true;
+	let onStop: () => void = () => undefined;
+	const stopping = new Promise<void>((resolve) => {
+		onStop = resolve;
+		stop.addEventListener('abort', onStop, { once: true });
+	});
+	await Promise.race([done, stopping]);
+	stop.removeEventListener('abort', onStop);
+	return stop.aborted;
 }
 
 function answerDate(sent: AttemptResult): number | undefined {
