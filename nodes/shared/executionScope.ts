@@ -1,6 +1,7 @@
 /**
  * State that lives exactly as long as one run of the node: keyed by the run's context object, so it is dropped with
- * it and nothing is ever shared between executions, or between the workers of a queue-mode n8n.
+ * it and no other execution sees it. (The pace is the one thing shared across runs, on purpose and per process:
+ * transport/pace/servicePace.ts; it only ever changes how fast, never what is sent.)
  */
 export function executionScoped<T>(): {
 	of(context: object, create: () => T): T;

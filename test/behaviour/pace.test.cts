@@ -378,7 +378,7 @@ describe.each([
 	}, 20_000);
 
 	test('an import with Skip shares one pace across its pages and its creates: nothing fails, nothing twice', async () => {
-		sandbox().state.createRegistrations(
+		sandbox().state.registerOverTime(
 			Array.from({ length: 3000 }, (_, index) => ({ productName: 'Old', customerEmail: `old${index}@example.com` })),
 		);
 
