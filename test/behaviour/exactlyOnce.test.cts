@@ -158,6 +158,22 @@ function inUnholdableRuns(dialect: ListDialect): Set<unknown> {
 }
 
 /**
+ * Runs in `runs` (by moment and by registration) that no window could hold at some list request `read` made: where a
+ * run stands when it is read decides whether a window holds it.
+ */
+async function watchingRuns<T>(runs: Set<unknown>, read: () => Promise<T>): Promise<T> {
+	sandbox().onListed = () => inUnholdableRuns(sandbox().dialect).forEach((run) => runs.add(run));
+	try {
+		return await read();
+	} finally {
+		sandbox().onListed = undefined;
+	}
+}
+
+/** Registrations of a run no window could hold, which the service orders anew at each request: none can be sure of them. */
+const unsureOf = (shop: Shop) => (sandbox().dialect.ties === 'reordered' ? shop.unholdable : new Set<unknown>());
+
+/**
  * Whether registrations may be deleted while the node reads. Not where pages cannot overlap (the service ignores
  * `limit` and pages): there a deletion can hide a registration from the Poll Trigger and nothing the service answers
  * tells — the one case the trigger cannot hold, which it says in n8n's log and the README says.
@@ -187,6 +203,8 @@ interface Shop {
 	/** The same, as n8n last saved it: after an activation, and with each poll that emits. */
 	saved?: PollHeld;
 	madeAfterActivation: Set<string>;
+	/** Runs no window could hold at a list request of the Poll Trigger (watchingRuns). */
+	unholdable: Set<unknown>;
 	deleted: Set<string>;
 	/** How many times each registration came out of the Poll Trigger. */
 	emitted: Map<string, number>;
@@ -289,8 +307,7 @@ function emittedBy(shop: Shop, items: INodeExecutionData[]): void {
 	for (const item of items) {
 		const id = storedId(item.json);
 		// One of a run no window holds, which the service orders anew, may be unseen at the activation: none can tell it.
-		const runs = sandbox().dialect.ties === 'reordered' ? inUnholdableRuns(sandbox().dialect) : new Set();
-		const unsure = runs.has(id) || runs.has(item.json.createdAt);
+		const unsure = unsureOf(shop).has(id) || unsureOf(shop).has(item.json.createdAt);
 		if (shop.existedAtActivation.has(id) && unsure) excused('the Poll Trigger emitted one of a run no window holds, unseen at its activation');
 		else if (shop.existedAtActivation.has(id)) throw new Error(`The Poll Trigger emitted ${id}, made before its activation`);
 		const times = (shop.emitted.get(id) ?? 0) + 1;
@@ -363,7 +380,7 @@ const commandArbitraries: Array<fc.Arbitrary<ShopCommand>> = [
 					world.poller.budgetMs = budget;
 					if (budget !== undefined) sandbox().latencyMs = 5;
 					const polledAt = sandbox().state.now().getTime();
-					const { items, error } = await world.poller.poll();
+					const { items, error } = await watchingRuns(shop.unholdable, () => world.poller.poll());
 					sandbox().latencyMs = 0;
 					if (error !== undefined) pollFailed(shop, error, faultServed());
 					else if (budget === undefined) pollCompleted(shop, polledAt, items.length > 0);
@@ -379,7 +396,7 @@ const commandArbitraries: Array<fc.Arbitrary<ShopCommand>> = [
 			shop.held = shop.saved;
 			try {
 				const polledAt = sandbox().state.now().getTime();
-				const items = await world.poller.restart();
+				const items = await watchingRuns(shop.unholdable, () => world.poller.restart());
 				pollCompleted(shop, polledAt, true);
 				emittedBy(shop, items);
 			} catch (error) {
@@ -439,11 +456,13 @@ async function getMany(
 ): Promise<void> {
 	const before = new Set(sandbox().state.registrations.keys());
 	const happened = whileReading(shop, meanwhile, pick);
-	const tiedBefore = inUnholdableRuns(sandbox().dialect).size > 0;
-	const result = await runNode({
-		parameters: { resource: 'registration', operation: 'getAll', returnAll: true, options: { retryDelay: 1 } },
-		credentials: credentials(),
-	});
+	const unholdable = new Set<unknown>();
+	const result = await watchingRuns(unholdable, () =>
+		runNode({
+			parameters: { resource: 'registration', operation: 'getAll', returnAll: true, options: { retryDelay: 1 } },
+			credentials: credentials(),
+		}),
+	);
 	const listed = result.items.map((item) => storedId(item.json));
 	if (new Set(listed).size !== listed.length) throw new Error('Get Many gave a registration twice');
 	if (result.error !== undefined) {
@@ -453,7 +472,7 @@ async function getMany(
 	if (result.hints.length > 0) {
 		// The list's sizes while it was read: before, with what was made, and after what was deleted too.
 		const sizes = [before.size, before.size + happened.made.length, sandbox().state.registrations.size];
-		if (tiedBefore || inUnholdableRuns(sandbox().dialect).size > 0)
+		if (unholdable.size > 0)
 			return excused('Get Many said the list may be incomplete, where no window can hold a run of one moment');
 		if (!sizes.some((size) => noClientCanReadWhole(sandbox().dialect, size)))
 			throw new Error(`Get Many said the list may be incomplete, though a client can read it whole: ${JSON.stringify(result.hints[0])}`);
@@ -602,14 +621,13 @@ async function everyOneOnce(shop: Shop, world: World): Promise<void> {
 	world.poller.budgetMs = undefined;
 	for (let poll = 0; poll < 3 && shop.triggerRefused === undefined; poll++) {
 		const polledAt = sandbox().state.now().getTime();
-		const { items, error } = await world.poller.poll();
+		const { items, error } = await watchingRuns(shop.unholdable, () => world.poller.poll());
 		if (error !== undefined) pollFailed(shop, error, false);
 		else pollCompleted(shop, polledAt, items.length > 0);
 		emittedBy(shop, items);
 	}
 	if (shop.triggerRefused !== undefined) return;
-	// Registrations of one moment that the service orders anew, in a run no window can hold: none can be sure of them.
-	const unsure = sandbox().dialect.ties === 'reordered' ? inUnholdableRuns(sandbox().dialect) : new Set<unknown>();
+	const unsure = unsureOf(shop);
 	const never = [...shop.madeAfterActivation].filter(
 		(id) => !shop.deleted.has(id) && !shop.emitted.has(id) && !unsure.has(id),
 	);
@@ -668,6 +686,7 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 					statesNewestFirst,
 					learnsOrder: version === 1 && !statesNewestFirst,
 					madeAfterActivation: new Set(),
+					unholdable: new Set(),
 					deleted: new Set(),
 					emitted: new Map(),
 					customers: 0,
@@ -679,7 +698,7 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 				try {
 					// Held from its start: a failing activation is judged by what it had to read.
 					pollCompleted(shop, sandbox().state.now().getTime(), true);
-					await poller.activate();
+					await watchingRuns(shop.unholdable, () => poller.activate());
 				} catch (error) {
 					pollFailed(shop, error as Error, false);
 				}
