@@ -20,7 +20,7 @@ import { measureUpload } from './upload.cts';
  * `npm run bench [-- --json] [-- --only <case id>] [-- --write-docs]`: runs the node through n8n's engine against the sandbox (with
  * 20 ms of latency per request) and compares each case with the naive way and the floor the machine allows. Every
  * measurement runs in a fresh child process, so one run's memory peak cannot hide in another's. With --write-docs
- * (and every case run) the tables replace those in docs/performance.md; so does the size of a tool's answers
+ * (and every case run) the tables replace those in docs/measured/bench.md; so does the size of a tool's answers
  * (`--only tool-answers` measures only those).
  */
 
@@ -338,13 +338,13 @@ async function main(): Promise<void> {
 			console.log(
 				`Node.js ${machine.node}, ${machine.cpus} cores, ${LATENCY_MS} ms latency per request\n\n${markdown}`,
 			);
-			if (writesDocs() && !only) writeDocsSection('performance.md', 'engine-bench', 'npm run bench', markdown);
+			if (writesDocs() && !only) writeDocsSection('bench.md', 'engine-bench', 'npm run bench', markdown);
 		}
 		if (toolAnswers.length > 0) {
 			const answers = toolAnswerTable(toolAnswers);
 			console.log(`\n${answers}`);
 			const command = only ? 'npm run bench -- --only tool-answers' : 'npm run bench';
-			if (writesDocs()) writeDocsSection('performance.md', 'tool-answers', command, answers);
+			if (writesDocs()) writeDocsSection('bench.md', 'tool-answers', command, answers);
 		}
 	}
 }

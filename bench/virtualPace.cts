@@ -277,7 +277,7 @@ async function main(): Promise<void> {
 	}
 	if (process.argv.includes('--json')) console.log(JSON.stringify(lines));
 	else console.log(`\n${table(lines)}`);
-	if (writesDocs()) writeDocsSection('measured/pace-virtual.md', 'pace-virtual', 'npm run bench:virtual-pace', table(lines));
+	if (writesDocs()) writeDocsSection('pace-virtual.md', 'pace-virtual', 'npm run bench:virtual-pace', table(lines));
 }
 
 if (require.main === module) void main();

@@ -21,7 +21,7 @@ import { postToWebhook } from '../../real-n8n/queue/calls.cts';
  * request. A Code node makes the items; the figure is each node's own run time as n8n reports it (`executionTime`),
  * the median of N runs (default 3), both measured alternately in the same n8n, running as it does for a shop (see
  * benchLine); the first run since n8n started is shown too. With --write-docs (and every case run)
- * the table replaces that of the same n8n lines in docs/performance.md. Not part of CI.
+ * the table replaces that of the same n8n lines in docs/measured/bench-n8n.md. Not part of CI.
  */
 
 const LATENCY_MS = 20;
@@ -442,7 +442,7 @@ async function main(): Promise<void> {
 		const command = `npm run bench:n8n -- --runs ${runs} --write-docs`;
 		for (const version of N8N_LINES) {
 			const lineRows = rows.filter((row) => row.line === version);
-			writeDocsSection('performance.md', `n8n-${version}`, command, table(lineRows));
+			writeDocsSection('bench-n8n.md', `n8n-${version}`, command, table(lineRows));
 		}
 	}
 }

@@ -18,7 +18,7 @@ import { N8N_LINES, packPackage, RealN8n } from '../../real-n8n/instance.cts';
  * them into batches of 100. The figures are the requests the service took and refused, n8n's own run time of the
  * nodes against the floor (requests taken ÷ rate), failed items and registrations held twice; the fewest requests
  * possible are shown beside the verdict. With --write-docs (every case run) the tables replace those in
- * docs/performance.md. Not part of CI.
+ * docs/measured/bench-pace.md. Not part of CI.
  */
 
 const LATENCY_MS = 20;
@@ -323,7 +323,7 @@ async function main(): Promise<void> {
 		const markdown = `n8n ${version}, ${LATENCY_MS} ms latency, bursts of one second's worth\n\n${table(rows)}`;
 		console.log(`npm run bench:pace\n\n${markdown}\n`);
 		if (writesDocs() && everyCase)
-			writeDocsSection('performance.md', `pace-${version}`, 'npm run bench:pace -- --write-docs', markdown);
+			writeDocsSection('bench-pace.md', `pace-${version}`, 'npm run bench:pace -- --write-docs', markdown);
 	}
 }
 

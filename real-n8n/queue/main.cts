@@ -14,7 +14,7 @@ import { HEADER_CREDENTIAL, POLL_EXAMPLE, queueWorkflows } from './workflows.cts
  * worker dies with creates on the wire, many executions against a service's rate limit, and the poll trigger while the
  * main restarts. Every part listens on 127.0.0.1 only and is stopped by its PID at the end, also on failure. Not part
  * of CI: it starts real servers and takes minutes. With --write-docs (and every phase run) each line's output replaces
- * that line's in docs/scale.md.
+ * that line's in docs/measured/queue.md.
  */
 
 const ALL_PHASES = ['load', 'limited', 'status', 'crash', 'upload', 'poll'];
@@ -28,7 +28,7 @@ process.on('SIGTERM', () => process.exit(143));
 interface LineReport {
 	version: string;
 	failures: string[];
-	/** What the run said, line by line: the figures docs/scale.md shows. */
+	/** What the run said, line by line: the figures docs/measured/queue.md shows. */
 	said: string[];
 }
 
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
 			const verdict = failed.length === 0 ? 'every check passed' : `FAILED: ${failed.join('; ')}`;
 			const output = ['```', ...said, verdict, '```'].join('\n');
 			writeDocsSection(
-				'scale.md',
+				'queue.md',
 				`queue-${version}`,
 				`REAL_N8N_VERSIONS=${version} npm run test:queue -- --write-docs`,
 				output,

@@ -16,8 +16,8 @@ const WARM_UP_CALLS = 100;
 const LOAD_ROUNDS = 4;
 /**
  * How far this node's registrations/s may fall under the HTTP Request node's before the load check fails: with code
- * unchanged, the ratio of the two moved from 0.93× to 1.11× between runs on 2 cores (docs/scale.md), so a check at
- * 1.0× failed by chance about one run in three, and a real slowdown shows only past this.
+ * unchanged, the ratio of the two moved from 0.93× to 1.11× between runs on 2 cores (docs/measured/queue.md), so a
+ * check at 1.0× failed by chance about one run in three, and a real slowdown shows only past this.
  */
 const LOAD_RATIO_NOISE = 0.1;
 const CRASH_CALLS = 300;

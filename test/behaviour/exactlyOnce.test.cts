@@ -34,7 +34,7 @@ const RUNS = Number(process.env.PROPERTY_RUNS ?? 150);
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-/** What the suite ran, for docs/reliability.md. */
+/** What the suite ran, for docs/measured/reliability.md. */
 const tally = {
 	combinations: 0,
 	realService: 0,
@@ -442,7 +442,7 @@ function command(name: string, run: (shop: Shop, world: World, faultServed: () =
 	};
 }
 
-/** Counts an excuse the oracle accepted, by kind, for docs/reliability.md. */
+/** Counts an excuse the oracle accepted, by kind, for docs/measured/reliability.md. */
 function excused(kind: string): void {
 	tally.excuses.set(kind, (tally.excuses.get(kind) ?? 0) + 1);
 }
