@@ -57,7 +57,7 @@ interface Window {
 	offset: number;
 }
 
-export interface ReadOptions {
+interface ReadOptions {
 	/** At most this many records (Get Many's Limit). */
 	limit?: number;
 	/** Where an earlier read stopped: this one goes on from there. */
@@ -100,8 +100,7 @@ export class ListReader {
 		private readonly context: ServiceContext,
 		private readonly list: ListRequest,
 		private readonly requestFor: RequestFor,
-		/** At most `limit` records (Get Many's Limit); `from` where an earlier read stopped; a `firstWindow` smaller. */
-		private readonly options: { limit?: number; from?: ListPosition; firstWindow?: number } = {},
+		private readonly options: ReadOptions = {},
 	) {
 		const from = options.from;
 		this.anchor = from;

@@ -6,7 +6,8 @@ import type { RequestFor } from '../serviceRequest';
 import { serviceRequest } from '../serviceRequest';
 import type { ServiceContext } from '../session';
 
-/** A list the node asks the service for, one answer to it, and how a read of it ended. */
+// A list the node asks the service for, one answer to it, and how a read of it ended.
+
 /** The most records a page of the real service holds (docs/service.md): no service is taken to cut an answer to more. */
 export const LARGEST_PAGE = 100;
 /** The most records a window asks for: one under the page of 100, which was seen to leave out the newest (docs/service.md). */
@@ -63,7 +64,7 @@ function wholeNumberIn(value: unknown): number | undefined {
 }
 
 /** A list answer's records and total (under `total`, or `meta.total`); undefined for an answer that holds no list. */
-export function pageOf(body: unknown, resourceKey: string): ListAnswer['page'] {
+function pageOf(body: unknown, resourceKey: string): ListAnswer['page'] {
 	if (body === undefined || body === null || body === '') return { records: [], bare: true };
 	const records = listIn(body, resourceKey)?.map(asObject);
 	if (records === undefined) return undefined;
