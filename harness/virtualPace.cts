@@ -128,7 +128,7 @@ export async function paceAgainst(
 			const retryAfter = retryAfterMs(refusal.headers['retry-after'], clock.now());
 			if (refusal.status === 429 || retryAfter !== undefined) {
 				if (!options.withoutPace) pace.refused(ticket, retryAfter);
-				refused = { at: clock.now(), retryAfterMs: retryAfter, firstSentAt };
+				refused = { at: clock.now(), retryAfterMs: retryAfter };
 				continue;
 			}
 			// A bare 503 is a passing error, as serviceRequest reads it: tried again after the Retry Wait until the

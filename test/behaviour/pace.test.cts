@@ -216,7 +216,7 @@ const afterFirstAttempts = (count: number) =>
 		.map((request) => request.receivedAt);
 
 const refusalMessage = (problem: string, bound: string) =>
-	`${problem}. The service kept refusing for as long as this request may take: (Retries + 1) × Timeout = ${bound} from its first attempt`;
+	`${problem}. The service kept refusing for as long as this request may take: (Retries + 1) × Timeout = ${bound}`;
 
 describe('a service that refuses every request, through the engine', () => {
 	test('Serial Number Get on 8 items, Timeout 1 s, Retries 1: every item fails with the refusal in about 2 s, and so does the run', async () => {

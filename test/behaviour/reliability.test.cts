@@ -98,7 +98,7 @@ describe('retries that never duplicate', () => {
 		expect(sandbox().state.registrations.size).toBe(3);
 	});
 
-	test('a 429 that never ends spends no Retries: the request fails once refused for (Retries + 1) × Timeout from its first attempt', async () => {
+	test('a 429 that never ends spends no Retries: the request fails once refused for (Retries + 1) × Timeout from when it was asked', async () => {
 		sandbox().faultPlan = () => ({
 			status: 429,
 			headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:00 GMT' },
@@ -113,7 +113,7 @@ describe('retries that never duplicate', () => {
 		});
 
 		expect(result.error?.message).toBe(
-			'The service is limiting the rate of requests (HTTP 429). The service kept refusing for as long as this request may take: (Retries + 1) × Timeout = 3 seconds from its first attempt',
+			'The service is limiting the rate of requests (HTTP 429). The service kept refusing for as long as this request may take: (Retries + 1) × Timeout = 3 seconds',
 		);
 		// Sent again at the slowest rate, one request every 2 s, spending no Retries, until its bound: 3 s from the
 		// first attempt (a second attempt that spent a Retry would have failed at once, after 2 attempts).

@@ -165,7 +165,7 @@ async function sendThrough(pace: ServicePace, service: ChangingLimit): Promise<v
 		if (refusal === undefined) return pace.answered(ticket);
 		const retryAfter = retryAfterMs(refusal, Date.now());
 		pace.refused(ticket, retryAfter);
-		refused = { at: Date.now(), retryAfterMs: retryAfter, firstSentAt: since };
+		refused = { at: Date.now(), retryAfterMs: retryAfter };
 	}
 }
 

@@ -60,7 +60,11 @@ export type FailFunction = (
 	ErrorType?: typeof NodeApiError,
 ) => NodeApiError;
 
-/** Milliseconds to wait as a Retry-After header asks (seconds or an HTTP date), capped; undefined when absent. */
+/**
+ * Milliseconds to wait as a Retry-After header asks (seconds, or an HTTP date, which begins with its day's name: RFC
+ * 9110), capped; undefined when absent or neither. `now` is the answer's own `Date` where it has one: the date is in
+ * the service's clock.
+ */
 export function retryAfterMs(header: unknown, now = Date.now()): number | undefined {
 	const value = Array.isArray(header) ? header[0] : header;
 	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
@@ -68,7 +72,7 @@ export function retryAfterMs(header: unknown, now = Date.now()): number | undefi
 	let waitMs: number;
 	if (/^\d+(\.\d+)?$/.test(text)) waitMs = Number(text) * 1000;
 	else {
-		const date = Date.parse(text);
+		const date = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : NaN;
 		if (Number.isNaN(date)) return undefined;
 		waitMs = date - now;
 	}
@@ -128,7 +132,11 @@ export function outcomeOfAnswer(
 			httpCode,
 		};
 	}
-	const retryAfter = retryAfterMs(response.headers?.['retry-after']);
+	const answeredAt = Date.parse(String(response.headers?.date ?? ''));
+	const retryAfter = retryAfterMs(
+		response.headers?.['retry-after'],
+		Number.isNaN(answeredAt) ? Date.now() : answeredAt,
+	);
 	if (statusCode === 429) {
 		return {
 			problem: `the service is limiting the rate of requests (HTTP 429)${saying}`,

@@ -15,9 +15,9 @@ import { cancelSignal, serviceSession, serviceUrl } from './session';
  * The only way the node talks to the service. One request, start to end: the run's session (credential read once),
  * the URL, then attempts — each waiting for the service's pace (pace/servicePace.ts), sent with its own deadline
  * (send.ts), its answer read for its outcome (attemptOutcome.ts) and told to the pace — sent again only after a failure
- * that may pass, and a create never once the service may have acted on it; a request the service keeps refusing gives
- * up at its bound, counted from its first attempt; Stop cuts waits short. Every failure becomes an n8n error for the item, with the service's own
- * message and HTTP status, never the token.
+ * that may pass, and a create never once the service may have acted on it; a request gives up at its bound while the
+ * service refuses (the gate says when); Stop cuts waits short. Every failure becomes an n8n error for the item, with the
+ * service's own message and HTTP status, never the token.
  */
 
 export interface RequestPolicy {
@@ -92,10 +92,9 @@ export async function serviceRequest(
 	const stopped = (problem: string) => fail(`The execution was stopped ${problem}; the request was not repeated`);
 
 	const pace = servicePace(origin, session.token);
-	// While the service refuses it, a request may take as long as its attempts could have: from its first one.
+	// While the service refuses and takes nothing, a request may wait as long as its attempts could have taken.
 	const patienceMs = (policy.maxRetries + 1) * policy.timeoutMs;
 	const since = Date.now();
-	let firstSentAt: number | undefined;
 	let refused: (Refused & { outcome: FailedAttempt }) | undefined;
 	let anAttemptMayHaveActed = false;
 	for (let failures = 0; ; ) {
@@ -103,13 +102,14 @@ export async function serviceRequest(
 		if (ticket === 'stopped')
 			throw stopped(refused ? 'while the service asked to wait' : 'before the request was sent');
 		if (ticket === 'outwaited') {
+			const problem =
+				refused?.outcome.problem ?? 'the service refused the requests sent while this one waited its turn';
 			throw fail(
-				`${capitalized(refused!.outcome.problem)}. The service kept refusing for as long as this request may take: (Retries + 1) × Timeout = ${seconds(patienceMs)} from its first attempt`,
-				refused!.outcome.httpCode,
+				`${capitalized(problem)}. The service kept refusing for as long as this request may take: (Retries + 1) × Timeout = ${seconds(patienceMs)}`,
+				refused?.outcome.httpCode ?? '429',
 				'The service is busy: run these items later, or raise Options > Retries or Timeout to give it longer.',
 			);
 		}
-		firstSentAt ??= ticket.sentAt;
 		const sent = await sendAttempt.call(this, {
 			method: request.method,
 			url,
@@ -133,7 +133,7 @@ export async function serviceRequest(
 		}
 		if (!isFailedAttempt(outcome)) return { ...outcome, answeredAt: answerDate(sent) };
 		const refusal = outcome.refusal;
-		refused = refusal && { at: Date.now(), retryAfterMs: refusal.retryAfterMs, firstSentAt, outcome };
+		refused = refusal && { at: Date.now(), retryAfterMs: refusal.retryAfterMs, outcome };
 		// A refusal for the rate spends none of the request's Retries.
 		if (refusal?.why === 'rate') continue;
 		failures += 1;

@@ -7,8 +7,8 @@
  *   took in that second (or of the rate, if lower): the rate it was cut from. A refusal of a request sent before the
  *   latest cut cuts nothing: it was refused for the same push.
  * - At each success the rate follows one curve, CUBIC, in the time since the cut: back to the rate it was cut from
- *   after a while, then probing past it, faster and faster; never past MOST_OF_MEASURED times what the service took in
- *   the latest second, never under MIN_RATE. A success of a request sent before the cut raises the rate cut from.
+ *   after a while, then probing past it, faster and faster; growing no further once past MOST_OF_MEASURED times what
+ *   the service took in the latest second, never under MIN_RATE. A success of a request sent before the cut raises the rate cut from.
  */
 
 /** What is kept at a cut of the rate the service took (AWS's β; docs/reliability.md). */

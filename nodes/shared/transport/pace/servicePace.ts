@@ -6,8 +6,8 @@ import { AdaptiveRate } from './adaptiveRate';
 /**
  * The service's gate. Every request of every run in this n8n process that sends to one service (its origin) with one
  * token waits here, in the order of its first attempt, until the pauses of its own refusal and of the latest cut are
- * over and the rate (adaptiveRate.ts) has a token for it, or Stop comes, or the service refused it as long as it may.
- * Only speed depends on what the gate keeps: a request held for the rate or for others' refusals never gives up.
+ * over and the rate (adaptiveRate.ts) has a token for it, or Stop comes, or it gives up: its patience passed since it
+ * asked, or since the service last took one if later, refusing since. Only what it answered meanwhile decides that.
  */
 
 /** The longest the gate sleeps at once (docs/reliability.md): a wake further off is slept towards in steps. */
@@ -18,8 +18,8 @@ const MAX_SERVICES = 100;
 /** Why a request got no ticket: Stop, or the service refused it as long as it may. */
 export type NoTicket = 'stopped' | 'outwaited';
 
-/** A request's latest attempt, refused: when (ms), what Retry-After asked, and when its first attempt went out. */
-export type Refused = { at: number; retryAfterMs: number | undefined; firstSentAt: number };
+/** A request's latest attempt, refused: when (ms), and what Retry-After asked. */
+export type Refused = { at: number; retryAfterMs: number | undefined };
 
 export interface TicketRequest {
 	/** When the request first asked for a ticket (ms since the epoch): its place in line. */
@@ -39,9 +39,9 @@ type Waiter = TicketRequest & { settle(ticket: Ticket | NoTicket): void };
 export class ServicePace {
 	private readonly rate = new AdaptiveRate();
 	private readonly queue: Waiter[] = [];
-	/** The latest refusal that cut the rate (every request waits as it asked), and when the service last took one. */
-	private pause: Omit<Refused, 'firstSentAt'> | undefined;
-	private takenAt = -Infinity;
+	/** The latest refusal that cut the rate (all wait as it asked); when the service last took one, and refused since. */
+	private pause: Refused | undefined;
+	private lastTaken = { at: -Infinity, refusedSince: false };
 	private wakeAt: number | undefined;
 
 	constructor(private readonly clock: PaceClock = { now: () => Date.now(), sleep }) {}
@@ -72,14 +72,15 @@ export class ServicePace {
 
 	/** The service took a request (any answer but a refusal). */
 	answered(ticket: Ticket): void {
-		this.takenAt = this.clock.now();
-		this.rate.taken(ticket, this.takenAt);
+		this.lastTaken = { at: this.clock.now(), refusedSince: false };
+		this.rate.taken(ticket, this.lastTaken.at);
 		this.dispatch();
 	}
 
 	/** The service refused a request (429, or 503 with Retry-After): if that cuts the rate, every request pauses. */
 	refused(ticket: Ticket, retryAfterMs: number | undefined): void {
 		const now = this.clock.now();
+		this.lastTaken.refusedSince = true;
 		if (!this.rate.refused(ticket, now)) return;
 		this.pause = { at: now, retryAfterMs };
 		this.dispatch();
@@ -106,14 +107,14 @@ export class ServicePace {
 
 	/** How long a request waits: for its own pause and the latest cut's (Retry-After, or its Retry Wait), and a token. */
 	private waitMs(request: TicketRequest, now: number): number {
-		const paused = (refusal: Omit<Refused, 'firstSentAt'> | undefined) =>
+		const paused = (refusal: Refused | undefined) =>
 			refusal ? refusal.at + (refusal.retryAfterMs ?? request.retryDelayMs) - now : 0;
 		return Math.max(paused(this.pause), paused(request.refused), this.rate.waitMs(now));
 	}
 
-	/** Until a request gives up: refused at its latest attempt, once nothing is taken for its patience from its first. */
-	private outwaitedMs({ refused, patienceMs }: TicketRequest, now: number): number {
-		return refused ? Math.max(refused.firstSentAt, this.takenAt) + patienceMs - now : Infinity;
+	/** Until a request gives up: its patience from when it asked, or the service last took one, if refusing since. */
+	private outwaitedMs({ since, patienceMs }: TicketRequest, now: number): number {
+		return this.lastTaken.refusedSince ? Math.max(since, this.lastTaken.at) + patienceMs - now : Infinity;
 	}
 
 	private sleepTowards(at: number, now: number): void {
