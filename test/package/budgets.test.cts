@@ -8,10 +8,10 @@ import { join } from 'node:path';
 const root = join(__dirname, '..', '..');
 
 const budgets: Array<{ concern: string; folder: string; lines: number }> = [
-	{ concern: 'the list reader', folder: 'nodes/shared/transport/lists', lines: 506 },
+	{ concern: 'the list reader', folder: 'nodes/shared/transport/lists', lines: 516 },
 	{ concern: 'the pace', folder: 'nodes/shared/transport/pace', lines: 250 },
 	{ concern: 'the poll trigger', folder: 'nodes/ProductRegistrationPollTrigger', lines: 457 },
-	{ concern: 'the shipped nodes as a whole', folder: 'nodes', lines: 6335 },
+	{ concern: 'the shipped nodes as a whole', folder: 'nodes', lines: 6354 },
 ];
 
 /** The lines of every TypeScript file under `folder`. */

@@ -46,6 +46,8 @@ export interface ListPosition {
 	runFrom?: number;
 	/** The moment of a run too long for a window that the read is in (rule 3). */
 	longMoment?: number;
+	/** The records of the anchor's moment read so far, by identity: a read going on knows them (rule 2). */
+	runRead?: string[];
 	size?: number;
 	fixedPage?: number;
 }
@@ -70,7 +72,7 @@ interface ReadOptions {
 export class ListReader {
 	private readonly kept = new Map<string, IDataObject>();
 	/** What identifies each record this read from the list's start has read (rule 4 starts it over). */
-	private passRead = new Set<string>();
+	private passRead: Set<string>;
 	/** Undefined at the list's start. */
 	private anchor: ListPosition | undefined;
 	/** Just past the last record read, where the last answer placed it. */
@@ -108,6 +110,7 @@ export class ListReader {
 		this.size = Math.min(this.wanted, from?.size ?? WINDOW);
 		this.fixedPage = from?.fixedPage;
 		this.longMoment = from?.longMoment;
+		this.passRead = new Set(from?.runRead);
 	}
 
 	/** Each record once, in the order first read; at most the Limit. */
@@ -122,7 +125,14 @@ export class ListReader {
 
 	/** Where the read has reached; undefined at the list's start. */
 	get position(): ListPosition | undefined {
-		return this.anchor && { ...this.anchor, size: this.size, fixedPage: this.fixedPage, longMoment: this.longMoment };
+		const { anchor, size, fixedPage, longMoment } = this;
+		// A record not kept is of the run carried over from where this read began.
+		const momentOf = (identity: string) => {
+			const record = this.kept.get(identity);
+			return record ? this.list.momentOf?.(record) : this.options.from?.moment;
+		};
+		const ofRun = (identity: string) => momentOf(identity) === anchor?.moment;
+		return anchor && { ...anchor, size, fixedPage, longMoment, runRead: [...this.passRead].filter(ofRun) };
 	}
 
 	/** The windows still to read by the service's `total`; undefined without a total. */
