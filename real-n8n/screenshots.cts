@@ -14,7 +14,8 @@ import { N8N_LINES, packPackage, root } from './instance.cts';
  * `npm run screenshots`: the package as a person meets it in n8n's editor, photographed with headless Chromium on
  * each n8n line — the nodes panel with every action, the Operation dropdown of each resource, a registration and a
  * form picked From List, the form example and its Create's Files to Upload, the credential with its Test result, the poll
- * trigger with its Form list, and the webhook trigger with its URLs. The pictures land in
+ * trigger with its Form list, a poll trigger added now with its List Order's description, and the webhook trigger with
+ * its URLs. The pictures land in
  * docs/screenshots/n8n-<version>/. Not part of CI.
  */
 
@@ -71,6 +72,32 @@ const pickerWorkflow = {
 	connections: {},
 };
 
+/**
+ * A workflow made for the List Order picture: a Poll Trigger of the version a node added now gets (1.1), its List Order
+ * among its Options, as the editor shows it once picked there.
+ */
+const pollTriggerWorkflow = {
+	id: 'screenshotPollTrigger',
+	name: 'New registrations, newest first',
+	active: false,
+	nodes: [
+		{
+			id: '7e2b9c41-0d5a-4f6e-8a3b-2c9d1e4f5a60',
+			name: 'New registration',
+			type: 'n8n-nodes-product-registration.productRegistrationPollTrigger',
+			typeVersion: 1.1,
+			position: [0, 0],
+			parameters: {
+				pollTimes: { item: [{ mode: 'everyMinute' }] },
+				event: 'newRegistration',
+				options: { listOrder: 'newestFirst' },
+			},
+			credentials: { [CREDENTIAL.type]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
+		},
+	],
+	connections: {},
+};
+
 function nodeOf(examples: Example[], file: string, type = 'n8n-nodes-product-registration.productRegistration') {
 	const example = examples.find((candidate) => candidate.file === file)!;
 	const node = example.workflow.nodes.find((candidate) => candidate.type === type)!;
@@ -89,6 +116,7 @@ async function photographLine(version: string, tarball: string): Promise<string[
 	seedSampleData(sandbox.state);
 	const { n8n, examples } = await importExamples(version, tarball, sandbox);
 	await n8n.importWorkflow(pickerWorkflow);
+	await n8n.importWorkflow(pollTriggerWorkflow);
 	const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 	const taken: string[] = [];
 	try {
@@ -159,6 +187,18 @@ async function photographLine(version: string, tarball: string): Promise<string[
 			async () => {
 				await page.click('[data-test-id="rlc-input"]');
 				await settle(page, 2000);
+			},
+		);
+		await shoot(
+			'poll-trigger-list-order.jpg',
+			`/workflow/${pollTriggerWorkflow.id}/${pollTriggerWorkflow.nodes[0].id}`,
+			async () => {
+				// The description shows as the label's tooltip, from the info icon that hovering the label brings up.
+				const label = page.locator('[data-test-id="input-label"]', { hasText: 'List Order' }).first();
+				await label.hover();
+				await settle(page, 500);
+				await label.locator('[class*="infoIcon"]').first().hover();
+				await settle(page, 1000);
 			},
 		);
 		await shoot(

@@ -16,16 +16,22 @@ export async function checkPolling(
 	report: (file: string, problems: string[], detail: string) => void,
 ): Promise<void> {
 	const polled = examples.filter(({ file }) => CHECKS[file]?.start === 'poll');
-	const firstPolls = () =>
-		sandbox.requestsTo('GET', '/api/registrations').filter((request) => request.query.limit === '10').length;
+	const listReads = () => sandbox.requestsTo('GET', '/api/registrations');
+	const readsStarted = () => listReads().filter((request) => request.query.page === '1').length;
 	await n8n.stop();
 	for (const example of polled) await n8n.activate(example.workflow.id);
-	const before = firstPolls();
+	const before = readsStarted();
 	await n8n.start();
-	// Each activation starts from now with one small request: registrations after it are new.
-	await waitFor('the activations of the poll examples', () =>
-		firstPolls() >= before + polled.length ? true : undefined,
-	);
+	// Each activation reads the list from page 1 (a node of version 1 the whole list, in windows of 99; of 1.1, down
+	// to what was there, from a small first window): registrations after it are new. Wait for every activation's read
+	// to start, then for half a second without a list request (the last read is over).
+	let lastCount = -1;
+	await waitFor('the activations of the poll examples', () => {
+		const count = listReads().length;
+		const settled = readsStarted() >= before + polled.length && count === lastCount;
+		lastCount = count;
+		return settled ? true : undefined;
+	});
 	const cookie = await n8n.ownerSession();
 	let customer = 0;
 	const register = (count: number) =>
