@@ -170,6 +170,14 @@ async function watchingRuns<T>(runs: Set<unknown>, read: () => Promise<T>): Prom
 	}
 }
 
+/** A poll of the trigger, the runs no window could hold while it read kept with the shop's. */
+async function watchingPoll<T>(shop: Shop, read: () => Promise<T>): Promise<T> {
+	shop.lastPollRuns = new Set();
+	const result = await watchingRuns(shop.lastPollRuns, read);
+	shop.lastPollRuns.forEach((run) => shop.unholdable.add(run));
+	return result;
+}
+
 /** Registrations of a run no window could hold, which the service orders anew at each request: none can be sure of them. */
 const unsureOf = (shop: Shop) => (sandbox().dialect.ties === 'reordered' ? shop.unholdable : new Set<unknown>());
 
@@ -203,8 +211,9 @@ interface Shop {
 	/** The same, as n8n last saved it: after an activation, and with each poll that emits. */
 	saved?: PollHeld;
 	madeAfterActivation: Set<string>;
-	/** Runs no window could hold at a list request of the Poll Trigger (watchingRuns). */
+	/** Runs no window could hold at a list request of the Poll Trigger (watchingRuns), and of its latest poll. */
 	unholdable: Set<unknown>;
+	lastPollRuns?: Set<unknown>;
 	deleted: Set<string>;
 	/** How many times each registration came out of the Poll Trigger. */
 	emitted: Map<string, number>;
@@ -380,7 +389,7 @@ const commandArbitraries: Array<fc.Arbitrary<ShopCommand>> = [
 					world.poller.budgetMs = budget;
 					if (budget !== undefined) sandbox().latencyMs = 5;
 					const polledAt = sandbox().state.now().getTime();
-					const { items, error } = await watchingRuns(shop.unholdable, () => world.poller.poll());
+					const { items, error } = await watchingPoll(shop, () => world.poller.poll());
 					sandbox().latencyMs = 0;
 					if (error !== undefined) pollFailed(shop, error, faultServed());
 					else if (budget === undefined) pollCompleted(shop, polledAt, items.length > 0);
@@ -396,7 +405,7 @@ const commandArbitraries: Array<fc.Arbitrary<ShopCommand>> = [
 			shop.held = shop.saved;
 			try {
 				const polledAt = sandbox().state.now().getTime();
-				const items = await watchingRuns(shop.unholdable, () => world.poller.restart());
+				const items = await watchingPoll(shop, () => world.poller.restart());
 				pollCompleted(shop, polledAt, true);
 				emittedBy(shop, items);
 			} catch (error) {
@@ -596,7 +605,9 @@ function pollFailed(shop: Shop, error: Error, faultServed: boolean): void {
 	const orderKnown = listsCreatedAt(records) && (shop.statesNewestFirst || (shop.learnsOrder && showsNewestFirst(records)));
 	const followable =
 		dialect.order === 'newestFirst' && orderKnown && reachesBack && owed.every((id) => shown.has(id));
-	if (!onlyFirstAnswer(dialect, matches.length) || followable)
+	// A run no window could hold while the poll read, which the service orders anew: no client can be sure of the list.
+	const unholdable = dialect.ties === 'reordered' && (shop.lastPollRuns?.size ?? 0) > 0;
+	if (!unholdable && (!onlyFirstAnswer(dialect, matches.length) || followable))
 		throw new Error(`A poll failed though a client could follow the list: ${error.message}`);
 	excused('the Poll Trigger refused a list no client can follow');
 	shop.triggerRefused = error.message;
@@ -621,7 +632,7 @@ async function everyOneOnce(shop: Shop, world: World): Promise<void> {
 	world.poller.budgetMs = undefined;
 	for (let poll = 0; poll < 3 && shop.triggerRefused === undefined; poll++) {
 		const polledAt = sandbox().state.now().getTime();
-		const { items, error } = await watchingRuns(shop.unholdable, () => world.poller.poll());
+		const { items, error } = await watchingPoll(shop, () => world.poller.poll());
 		if (error !== undefined) pollFailed(shop, error, false);
 		else pollCompleted(shop, polledAt, items.length > 0);
 		emittedBy(shop, items);
@@ -698,7 +709,7 @@ test('exactly once, whatever the dialect: Get Many, Skip and Update, and the Pol
 				try {
 					// Held from its start: a failing activation is judged by what it had to read.
 					pollCompleted(shop, sandbox().state.now().getTime(), true);
-					await watchingRuns(shop.unholdable, () => poller.activate());
+					await watchingPoll(shop, () => poller.activate());
 				} catch (error) {
 					pollFailed(shop, error as Error, false);
 				}
