@@ -95,7 +95,11 @@ describe("the Poll Trigger's chain of polls cut short by n8n 2.x's poll budget, 
 			const fresh = imported(1, 1, 'new');
 			const emitted: string[] = [];
 			for (let poll = 0; poll < 2; poll++) emitted.push(...idsOf((await poller.poll()).items));
-			expect({ polls, requests: chainRequests > 28 ? `${chainRequests} (more than 28)` : 'at most 28', emitted }).toEqual({
+			expect({
+				polls,
+				requests: chainRequests > 28 ? `${chainRequests} (more than 28)` : 'at most 28',
+				emitted,
+			}).toEqual({
 				polls: expect.any(Number) as number,
 				requests: 'at most 28',
 				emitted: fresh,
@@ -105,9 +109,30 @@ describe("the Poll Trigger's chain of polls cut short by n8n 2.x's poll budget, 
 		120_000,
 	);
 
+	test('over a list without createdAt, the place a chain goes on from carries no records of a moment (none are known)', async () => {
+		sandbox().dialect = { ...REAL_SERVICE, ties: 'reordered', createdAt: 'absent' };
+		imported(1000, 1);
+		const poller = new PollingTrigger(
+			{ event: 'newRegistration', options: { listOrder: 'anyOrder' } },
+			credentials(),
+			1.1,
+		);
+		poller.budgetMs = 100;
+		sandbox().latencyMs = 15;
+		await poller.activate();
+		const saved = (poller as unknown as { workflow: { staticData: Record<string, { goOn?: { runRead?: string[] } }> } })
+			.workflow.staticData['node:Product Registration Poll Trigger'];
+		expect(saved?.goOn).toBeDefined();
+		expect(saved?.goOn?.runRead ?? []).toEqual([]);
+	}, 60_000);
+
 	test('version 1.1, Any Order, 1,000 imported in batches of 40: one registration made at each poll while the activation chain goes on, then the budget lifted: each made from the 4th poll on comes out once', async () => {
 		imported(1000, 40);
-		const poller = new PollingTrigger({ event: 'newRegistration', options: { listOrder: 'anyOrder' } }, credentials(), 1.1);
+		const poller = new PollingTrigger(
+			{ event: 'newRegistration', options: { listOrder: 'anyOrder' } },
+			credentials(),
+			1.1,
+		);
 		poller.budgetMs = 100;
 		sandbox().latencyMs = 15;
 		await poller.activate();
@@ -120,7 +145,10 @@ describe("the Poll Trigger's chain of polls cut short by n8n 2.x's poll budget, 
 			if (poll === 9) [sandbox().latencyMs, poller.budgetMs] = [0, undefined];
 			emitted.push(...idsOf((await poller.poll()).items));
 		}
-		expect({ never: later.filter((id) => !emitted.includes(id)).length, twice: emitted.length - new Set(emitted).size }).toEqual({
+		expect({
+			never: later.filter((id) => !emitted.includes(id)).length,
+			twice: emitted.length - new Set(emitted).size,
+		}).toEqual({
 			never: 0,
 			twice: 0,
 		});

@@ -131,7 +131,7 @@ export class ListReader {
 			const record = this.kept.get(identity);
 			return record ? this.list.momentOf?.(record) : this.options.from?.moment;
 		};
-		const ofRun = (identity: string) => momentOf(identity) === anchor?.moment;
+		const ofRun = (identity: string) => anchor?.moment !== undefined && momentOf(identity) === anchor.moment;
 		return anchor && { ...anchor, size, fixedPage, longMoment, runRead: [...this.passRead].filter(ofRun) };
 	}
 
