@@ -22,9 +22,9 @@ export interface ToolAnswerRow {
 	bytes: number;
 }
 
-/** The customer's registrations as their forms sent them, each with a status the admin set. */
+/** The customer's registrations as their forms sent them, one a second, each with a status the admin set. */
 function seedCustomer(sandbox: Sandbox): void {
-	const { registrations } = sandbox.state.createRegistrations(
+	const registrations = sandbox.state.registerOverTime(
 		Array.from({ length: CUSTOMER_REGISTRATIONS }, (_, index) => ({
 			productName: ['Kettle K1', 'Toaster T2', 'Blender B3'][index % 3],
 			customerEmail: EMAIL,
