@@ -62,14 +62,30 @@ describe('From List (the editor) scrolling over imports of one moment', () => {
 });
 
 describe("the Poll Trigger's chain of polls cut short by n8n 2.x's poll budget, over imports of one moment", () => {
+	type Saved = { started?: boolean; goOn?: { runRead?: string[] } };
+	/** What the trigger saved in the workflow's static data. */
+	const saved = (poller: PollingTrigger): Saved =>
+		(poller as unknown as { workflow: { staticData: Record<string, Saved> } }).workflow.staticData[
+			'node:Product Registration Poll Trigger'
+		] ?? {};
+
+	/** A node of version 1.1 in Any Order, activated under a poll budget of about three windows. */
+	async function activatedUnderBudget(): Promise<PollingTrigger> {
+		const poller = new PollingTrigger(
+			{ event: 'newRegistration', options: { listOrder: 'anyOrder' } },
+			credentials(),
+			1.1,
+		);
+		poller.budgetMs = 100;
+		sandbox().latencyMs = 15;
+		await poller.activate();
+		return poller;
+	}
+
 	/** Polls (each a minute on) until the activation's chain is done in memory, at most `most`: how many it took. */
 	async function pollUntilStarted(poller: PollingTrigger, most: number): Promise<number> {
-		const state = () =>
-			((poller as unknown as { workflow: { staticData: Record<string, { started?: boolean }> } }).workflow.staticData[
-				'node:Product Registration Poll Trigger'
-			] ?? {}) as { started?: boolean };
 		let polls = 0;
-		while (state().started !== true && polls < most) {
+		while (saved(poller).started !== true && polls < most) {
 			sandbox().state.clockAheadMs += MINUTE;
 			const { error } = await poller.poll();
 			expect(error).toBeUndefined();
@@ -78,64 +94,40 @@ describe("the Poll Trigger's chain of polls cut short by n8n 2.x's poll budget, 
 		return polls;
 	}
 
-	// Held: version 1 (Learn From the Answers) over the same list, the same budget.
-	test.each([[1.1, 'anyOrder']])(
-		'version %s, List Order %s, 1,000 imported in batches of 40, about three windows a poll: the activation chain costs no more than one whole read (14 requests) twice over, then one made after it comes out',
-		async (version, listOrder) => {
-			imported(1000, 40);
-			const poller = new PollingTrigger({ event: 'newRegistration', options: { listOrder } }, credentials(), version);
-			poller.budgetMs = 100;
-			sandbox().latencyMs = 15;
-			await poller.activate();
-			const polls = await pollUntilStarted(poller, 30);
-			const chainRequests = listRequests();
-			sandbox().latencyMs = 0;
-			poller.budgetMs = undefined;
-			sandbox().state.clockAheadMs += MINUTE;
-			const fresh = imported(1, 1, 'new');
-			const emitted: string[] = [];
-			for (let poll = 0; poll < 2; poll++) emitted.push(...idsOf((await poller.poll()).items));
-			expect({
-				polls,
-				requests: chainRequests > 28 ? `${chainRequests} (more than 28)` : 'at most 28',
-				emitted,
-			}).toEqual({
-				polls: expect.any(Number) as number,
-				requests: 'at most 28',
-				emitted: fresh,
-			});
-			expect(polls).toBeLessThan(30);
-		},
-		120_000,
-	);
+	test('version 1.1, Any Order, 1,000 imported in batches of 40, about three windows a poll: the activation chain costs no more than one whole read (14 requests) twice over, then one made after it comes out', async () => {
+		imported(1000, 40);
+		const poller = await activatedUnderBudget();
+		const polls = await pollUntilStarted(poller, 30);
+		const chainRequests = listRequests();
+		sandbox().latencyMs = 0;
+		poller.budgetMs = undefined;
+		sandbox().state.clockAheadMs += MINUTE;
+		const fresh = imported(1, 1, 'new');
+		const emitted: string[] = [];
+		for (let poll = 0; poll < 2; poll++) emitted.push(...idsOf((await poller.poll()).items));
+		expect({
+			polls,
+			requests: chainRequests > 28 ? `${chainRequests} (more than 28)` : 'at most 28',
+			emitted,
+		}).toEqual({
+			polls: expect.any(Number) as number,
+			requests: 'at most 28',
+			emitted: fresh,
+		});
+		expect(polls).toBeLessThan(30);
+	}, 120_000);
 
 	test('over a list without createdAt, the place a chain goes on from carries no records of a moment (none are known)', async () => {
 		sandbox().dialect = { ...REAL_SERVICE, ties: 'reordered', createdAt: 'absent' };
 		imported(1000, 1);
-		const poller = new PollingTrigger(
-			{ event: 'newRegistration', options: { listOrder: 'anyOrder' } },
-			credentials(),
-			1.1,
-		);
-		poller.budgetMs = 100;
-		sandbox().latencyMs = 15;
-		await poller.activate();
-		const saved = (poller as unknown as { workflow: { staticData: Record<string, { goOn?: { runRead?: string[] } }> } })
-			.workflow.staticData['node:Product Registration Poll Trigger'];
-		expect(saved?.goOn).toBeDefined();
-		expect(saved?.goOn?.runRead ?? []).toEqual([]);
+		const poller = await activatedUnderBudget();
+		expect(saved(poller).goOn).toBeDefined();
+		expect(saved(poller).goOn?.runRead ?? []).toEqual([]);
 	}, 60_000);
 
 	test('version 1.1, Any Order, 1,000 imported in batches of 40: one registration made at each poll while the activation chain goes on, then the budget lifted: each made from the 4th poll on comes out once', async () => {
 		imported(1000, 40);
-		const poller = new PollingTrigger(
-			{ event: 'newRegistration', options: { listOrder: 'anyOrder' } },
-			credentials(),
-			1.1,
-		);
-		poller.budgetMs = 100;
-		sandbox().latencyMs = 15;
-		await poller.activate();
+		const poller = await activatedUnderBudget();
 		const later: string[] = [];
 		const emitted: string[] = [];
 		for (let poll = 0; poll < 12; poll++) {
