@@ -109,8 +109,8 @@ export class Sandbox {
 	/** How the service refuses requests to its API, if it does (see refuse and refusals.ts). */
 	refusals: Refusals | undefined;
 
-	/** Told as each list of registrations is answered, before the answer is made: a test watching the list as read. */
-	onListed: (() => void) | undefined;
+	/** Told as each list of registrations is answered (its query, the matches), before the answer is made. */
+	onListed: ((query: Record<string, string>, matches: number) => void) | undefined;
 
 	/** How long a pre-signed upload address stays valid; negative hands out already expired ones. */
 	uploadUrlTtlSeconds: number;
@@ -293,7 +293,7 @@ export class Sandbox {
 		}
 		if (path === '/api/registrations' && method === 'GET') {
 			const matches = this.state.matchingRegistrations(request.query);
-			this.onListed?.();
+			this.onListed?.(request.query, matches.length);
 			return { status: 200, body: listAnswer(matches, request.query, this.dialect, this.requests.length) };
 		}
 		if (path === '/api/forms' && method === 'GET' && this.listsForms) {

@@ -133,12 +133,12 @@ function noClientCanReadWhole(dialect: ListDialect, size: number): boolean {
  * them all, and a client that follows the stated rules must say so even where it does not. Gives their ids, and the
  * moments (as listed) of those runs, for registrations of them deleted since.
  */
-function inUnholdableRuns(dialect: ListDialect): Set<unknown> {
+function inUnholdableRuns(dialect: ListDialect, pageSeen = Infinity): Set<unknown> {
 	const unsure = new Set<unknown>();
 	const asListed = { ...dialect, shape: 'bare', limit: 'honoured', pages: 'ignored', largePagesMissNewest: 0 } as const;
 	const all = listAnswer(sandbox().state.matchingRegistrations({}), { limit: '1000000' }, { ...asListed, ties: 'stable' });
 	const records = all as IDataObject[];
-	const most = dialect.limit === 'capped' ? Math.min(dialect.cap, WINDOW) : WINDOW;
+	const most = Math.min(dialect.limit === 'capped' ? dialect.cap : Infinity, WINDOW, pageSeen);
 	const fixed = dialect.limit === 'ignored' ? dialect.defaultPageSize : undefined;
 	const holds = (from: number, to: number) =>
 		fixed !== undefined
@@ -162,7 +162,14 @@ function inUnholdableRuns(dialect: ListDialect): Set<unknown> {
  * run stands when it is read decides whether a window holds it.
  */
 async function watchingRuns<T>(runs: Set<unknown>, read: () => Promise<T>): Promise<T> {
-	sandbox().onListed = () => inUnholdableRuns(sandbox().dialect).forEach((run) => runs.add(run));
+	// Without a total, a first page of MIN_PAGE_SIZE to WINDOW - 1 may be all the service gives a page: no client knows.
+	let pageSeen = Infinity;
+	sandbox().onListed = (query, matches) => {
+		const answered = Math.min(matches, Number(query.limit ?? Infinity));
+		const firstPage = (query.page ?? '1') === '1' && sandbox().dialect.shape === 'dataOnly';
+		if (firstPage && answered >= MIN_PAGE_SIZE && answered < WINDOW) pageSeen = Math.min(pageSeen, answered);
+		inUnholdableRuns(sandbox().dialect, pageSeen).forEach((run) => runs.add(run));
+	};
 	try {
 		return await read();
 	} finally {
