@@ -79,6 +79,12 @@ export function retryAfterMs(header: unknown, now = Date.now()): number | undefi
 	return Math.min(Math.max(0, waitMs), RETRY_AFTER_CAP_MS);
 }
 
+/** When the service answered, by its own clock (its `Date` header), in ms since the epoch; undefined without one. */
+export function answerDate(response: IN8nHttpFullResponse): number | undefined {
+	const date = Date.parse(String(response.headers?.date ?? ''));
+	return Number.isNaN(date) ? undefined : date;
+}
+
 /** Exponential backoff with jitter: half the step fixed, half random, so many workers do not retry in step. */
 export function backoffMs(retryDelayMs: number, retry: number, random = Math.random): number {
 	const step = Math.min(retryDelayMs * 2 ** (retry - 1), BACKOFF_CAP_MS);
@@ -132,11 +138,7 @@ export function outcomeOfAnswer(
 			httpCode,
 		};
 	}
-	const answeredAt = Date.parse(String(response.headers?.date ?? ''));
-	const retryAfter = retryAfterMs(
-		response.headers?.['retry-after'],
-		Number.isNaN(answeredAt) ? Date.now() : answeredAt,
-	);
+	const retryAfter = retryAfterMs(response.headers?.['retry-after'], answerDate(response) ?? Date.now());
 	if (statusCode === 429) {
 		return {
 			problem: `the service is limiting the rate of requests (HTTP 429)${saying}`,

@@ -3,8 +3,7 @@ import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { withoutToken } from './quotedAnswer';
 import type { FailedAttempt, FailFunction } from './attemptOutcome';
-import { backoffMs, isFailedAttempt, outcomeOfAnswer, outcomeOfNoAnswer } from './attemptOutcome';
-import type { AttemptResult } from './send';
+import { answerDate, backoffMs, isFailedAttempt, outcomeOfAnswer, outcomeOfNoAnswer } from './attemptOutcome';
 import { sendAttempt } from './send';
 import type { Refused } from './pace/servicePace';
 import { servicePace } from './pace/servicePace';
@@ -131,7 +130,8 @@ export async function serviceRequest(
 			if (refusal) pace.refused(ticket, refusal.retryAfterMs);
 			else if ('response' in sent) pace.answered(ticket);
 		}
-		if (!isFailedAttempt(outcome)) return { ...outcome, answeredAt: answerDate(sent) };
+		if (!isFailedAttempt(outcome))
+			return { ...outcome, answeredAt: 'response' in sent ? answerDate(sent.response) : undefined };
 		const refusal = outcome.refusal;
 		refused = refusal && { at: Date.now(), retryAfterMs: refusal.retryAfterMs, outcome };
 		// A refusal for the rate spends none of the request's Retries.
@@ -175,11 +175,6 @@ async function untilStop(done: Promise<unknown>, stop: AbortSignal | undefined):
 	await Promise.race([done, stopping]);
 	stop.removeEventListener('abort', onStop);
 	return stop.aborted;
-}
-
-function answerDate(sent: AttemptResult): number | undefined {
-	const date = 'response' in sent ? Date.parse(String(sent.response.headers?.date ?? '')) : NaN;
-	return Number.isNaN(date) ? undefined : date;
 }
 
 function seconds(ms: number): string {
