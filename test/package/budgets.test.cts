@@ -11,7 +11,7 @@ const budgets: Array<{ concern: string; folder: string; lines: number }> = [
 	{ concern: 'the list reader', folder: 'nodes/shared/transport/lists', lines: 516 },
 	{ concern: 'the pace', folder: 'nodes/shared/transport/pace', lines: 250 },
 	{ concern: 'the poll trigger', folder: 'nodes/ProductRegistrationPollTrigger', lines: 457 },
-	{ concern: 'the shipped nodes as a whole', folder: 'nodes', lines: 6354 },
+	{ concern: 'the shipped nodes as a whole', folder: 'nodes', lines: 6351 },
 ];
 
 /** The lines of every TypeScript file under `folder`. */
